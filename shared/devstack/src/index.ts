@@ -1,0 +1,3 @@
+export * from './freePort.js';
+export * from './findExecutable.js';
+export * from './redisServer.js';

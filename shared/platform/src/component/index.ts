@@ -1,0 +1,3 @@
+export * from './variables.js';
+export * from './runtime.js';
+export * from './redisTarget.js';

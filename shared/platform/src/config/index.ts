@@ -1,0 +1,4 @@
+export * from './variable.js';
+export * from './load.js';
+export * from './redact.js';
+export * from './reference.js';

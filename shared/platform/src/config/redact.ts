@@ -1,0 +1,57 @@
+import type { ConfigOf, ConfigSpec } from './variable.js';
+
+export const REDACTED = '[redacted]';
+
+/** Replaces the password (and user) of a URL so that the host and path can still be shown. */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.username === '' && url.password === '') return value;
+    if (url.password !== '') url.password = '***';
+    else url.username = '***';
+    return url.toString();
+  } catch {
+    return REDACTED;
+  }
+}
+
+/** A copy of the configuration that is safe to log or show: secrets replaced, URL credentials masked. */
+export function redactConfig<S extends ConfigSpec>(spec: S, config: ConfigOf<S>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const [name, variable] of Object.entries(spec)) {
+    const value = (config as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (variable.secret) shown[name] = REDACTED;
+    else if (variable.urlWithCredentials && typeof value === 'string') shown[name] = redactUrl(value);
+    else shown[name] = value;
+  }
+  return shown;
+}
+
+/**
+ * Every secret string in the configuration, including the credentials inside URLs, so that the logger can
+ * scrub them from any line that would otherwise carry them (an error message quoting a URL, say).
+ */
+export function secretValues<S extends ConfigSpec>(spec: S, config: ConfigOf<S>): string[] {
+  const values = new Set<string>();
+  for (const [name, variable] of Object.entries(spec)) {
+    const value = (config as Record<string, unknown>)[name];
+    if (typeof value !== 'string' || value === '') continue;
+    if (variable.secret) {
+      values.add(value);
+      // user:pass style secrets also leak as their password half.
+      const colon = value.indexOf(':');
+      if (colon > 0 && colon < value.length - 1) values.add(value.slice(colon + 1));
+    }
+    if (variable.urlWithCredentials) {
+      try {
+        const url = new URL(value);
+        if (url.password !== '') values.add(decodeURIComponent(url.password)).add(url.password);
+      } catch {
+        values.add(value);
+      }
+    }
+  }
+  // Very short values would scrub innocent text everywhere; they are still redacted by key.
+  return [...values].filter((v) => v.length >= 4);
+}

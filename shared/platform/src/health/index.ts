@@ -1,0 +1,3 @@
+export * from './readiness.js';
+export * from './liveness.js';
+export * from './routes.js';

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { defineRoute, type Route } from '../http/route.js';
+import type { EventLoopWatch } from './liveness.js';
+import type { ReadinessController } from './readiness.js';
+
+const checkState = z
+  .object({
+    status: z.enum(['pending', 'up', 'down']),
+    required: z.boolean(),
+    target: z.string().optional(),
+    since: z.string(),
+    lastCheckedAt: z.string().optional(),
+    latencyMs: z.number().optional(),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'DependencyCheck' });
+
+const readiness = z
+  .object({ status: z.enum(['ready', 'not ready']), shuttingDown: z.boolean(), checks: z.record(z.string(), checkState) })
+  .meta({ id: 'Readiness' });
+
+const liveness = z.object({ status: z.enum(['live', 'stuck']), eventLoopDelayMs: z.number() }).meta({ id: 'Liveness' });
+
+const health = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'shutting down']),
+    component: z.string(),
+    version: z.string(),
+    startedAt: z.string(),
+    uptimeSeconds: z.number(),
+    checks: z.record(z.string(), checkState),
+  })
+  .meta({ id: 'Health' });
+
+export interface HealthRouteDeps {
+  component: string;
+  version: string;
+  readiness: ReadinessController;
+  eventLoop: EventLoopWatch;
+  startedAt: Date;
+}
+
+export function healthRoutes(deps: HealthRouteDeps): Route[] {
+  const tags = ['health'];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/livez',
+      operationId: 'livez',
+      summary: 'Liveness: fails only when the event loop is stuck',
+      tags,
+      responses: {
+        200: { description: 'The process is live', schema: liveness },
+        503: { description: 'The event loop is stuck', schema: liveness },
+      },
+      handler: () => {
+        const live = deps.eventLoop.isLive();
+        return {
+          status: live ? 200 : 503,
+          body: { status: live ? 'live' : 'stuck', eventLoopDelayMs: deps.eventLoop.delayMs() },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: every required dependency answers and the component is not shutting down',
+      tags,
+      responses: {
+        200: { description: 'Ready for traffic', schema: readiness },
+        503: { description: 'Not ready; the body names each failing check', schema: readiness },
+      },
+      handler: () => {
+        const snapshot = deps.readiness.snapshot();
+        return {
+          status: snapshot.ready ? 200 : 503,
+          body: { status: snapshot.ready ? 'ready' : 'not ready', shuttingDown: snapshot.shuttingDown, checks: snapshot.checks },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/healthz',
+      operationId: 'healthz',
+      summary: 'Summary of version, uptime and dependency states (never any secret)',
+      tags,
+      responses: { 200: { description: 'Health summary', schema: health } },
+      handler: () => {
+        const snapshot = deps.readiness.snapshot();
+        const status = snapshot.shuttingDown ? 'shutting down' : snapshot.ready ? 'ok' : 'degraded';
+        return {
+          status: 200,
+          body: {
+            status,
+            component: deps.component,
+            version: deps.version,
+            startedAt: deps.startedAt.toISOString(),
+            uptimeSeconds: Math.round((Date.now() - deps.startedAt.getTime()) / 1000),
+            checks: snapshot.checks,
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+
+/** An error that becomes an HTTP answer as it is: status, message and (for 400) every field problem. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly messages: string | readonly string[],
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(Array.isArray(messages) ? messages.join('; ') : String(messages));
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (messages: string | readonly string[]) => new HttpError(400, messages);
+export const notFound = (message: string) => new HttpError(404, message);
+export const conflict = (message: string) => new HttpError(409, message);
+export const unprocessable = (messages: string | readonly string[]) => new HttpError(422, messages);
+export const serviceUnavailable = (message: string) => new HttpError(503, message);
+
+/** The body of every error response. */
+export interface ErrorEnvelope {
+  statusCode: number;
+  message: string | readonly string[];
+  error: string;
+  errorReference: string;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random 20-character id that ties an error response to its log line. */
+export function newErrorReference(): string {
+  return Array.from(randomBytes(20), (byte) => ALPHABET[byte % ALPHABET.length]).join('');
+}
+
+export function errorEnvelope(statusCode: number, message: string | readonly string[]): ErrorEnvelope {
+  return { statusCode, message, error: STATUS_CODES[statusCode] ?? 'Error', errorReference: newErrorReference() };
+}

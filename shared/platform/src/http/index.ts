@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './route.js';
+export * from './openapi.js';
+export * from './app.js';
+export * from './server.js';

@@ -1,0 +1,31 @@
+import type { z } from 'zod';
+import { badRequest } from './errors.js';
+import type { Route } from './route.js';
+
+function describe(location: string, issue: z.core.$ZodIssue): string {
+  const path = [location, ...issue.path.map(String)].join('.');
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${path}: is required`;
+  return `${path}: ${issue.message}`;
+}
+
+/**
+ * Validates params, query and body together so that a client learns about every problem at once.
+ * Throws a 400 HttpError whose message lists each problem as `location.field: problem`.
+ */
+export function validateInput(route: Route, raw: { params: unknown; query: unknown; body: unknown }) {
+  const problems: string[] = [];
+  const parse = (location: string, schema: z.ZodType | undefined, value: unknown): unknown => {
+    if (!schema) return undefined;
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    problems.push(...result.error.issues.map((issue) => describe(location, issue)));
+    return undefined;
+  };
+  const input = {
+    params: parse('params', route.params, raw.params),
+    query: parse('query', route.query, raw.query),
+    body: parse('body', route.body, raw.body),
+  };
+  if (problems.length > 0) throw badRequest(problems);
+  return input;
+}

@@ -1,0 +1,118 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../logging/index.js';
+import type { LeaseLock } from './lease.js';
+
+export interface LeadershipContext {
+  /** Aborted when leadership is lost or the component stops; the loop must return soon after. */
+  signal: AbortSignal;
+  /** The lease's fencing token for this term. */
+  token: number;
+}
+
+export type LeaderLoop = (context: LeadershipContext) => Promise<void>;
+
+export interface ElectionTiming {
+  /** How long a lease lasts without renewal. client-go default: 15 s. */
+  leaseDurationMs: number;
+  /** How long a leader keeps trying to renew before it steps down. client-go default: 10 s. */
+  renewDeadlineMs: number;
+  /** How often candidates try to acquire and leaders renew. client-go default: 2 s. */
+  retryPeriodMs: number;
+}
+
+export const DEFAULT_ELECTION_TIMING: ElectionTiming = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+export interface ElectionOptions {
+  name: string;
+  identity: string;
+  lock: LeaseLock;
+  logger: Logger;
+  timing?: Partial<ElectionTiming>;
+  onLeadershipChange?: (leading: boolean) => void;
+}
+
+export interface Leadership {
+  isLeader(): boolean;
+  /** Stops the loop (if leading), releases the lease and stops contending. */
+  stop(): Promise<void>;
+}
+
+const jitter = (ms: number) => ms * (1 + Math.random() * 0.2);
+
+/**
+ * Runs `loop` on at most one replica at a time. Candidates try to acquire the lease every retry period; the
+ * leader renews it every retry period and steps down (aborting the loop) when no renewal has succeeded within
+ * the renew deadline, which is shorter than the lease, so a deposed leader stops before a successor starts.
+ */
+export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leadership {
+  const timing = { ...DEFAULT_ELECTION_TIMING, ...options.timing };
+  if (timing.renewDeadlineMs >= timing.leaseDurationMs) throw new Error('renewDeadlineMs must be shorter than leaseDurationMs');
+  const log = options.logger.child({ lease: options.name });
+  const stopping = new AbortController();
+  let leading = false;
+
+  // An attempt that hangs (a store that does not answer) counts as failed, so the deadline still applies.
+  const attempt = async () => {
+    try {
+      const timeout = sleep(timing.retryPeriodMs, undefined, { ref: false }).then(() => {
+        throw new Error(`no answer from ${options.lock.description} within ${timing.retryPeriodMs} ms`);
+      });
+      return await Promise.race([options.lock.tryAcquireOrRenew(options.identity, timing.leaseDurationMs), timeout]);
+    } catch (error) {
+      log.debug({ err: error }, 'lease attempt failed');
+      return undefined;
+    }
+  };
+
+  const lead = async (token: number) => {
+    const term = new AbortController();
+    const stopTerm = () => term.abort();
+    stopping.signal.addEventListener('abort', stopTerm, { once: true });
+    leading = true;
+    options.onLeadershipChange?.(true);
+    log.info({ token, lock: options.lock.description }, 'leading');
+    let lastRenewal = Date.now();
+    const running = loop({ signal: term.signal, token }).then(
+      () => log.info('leader loop returned'),
+      (error: unknown) => log.error({ err: error }, 'leader loop failed'),
+    );
+    const loopDone = running.then(() => term.abort());
+    while (!term.signal.aborted) {
+      await Promise.race([sleep(timing.retryPeriodMs, undefined, { ref: false }), loopDone]);
+      if (term.signal.aborted) break;
+      const renewal = await attempt();
+      if (renewal?.held) lastRenewal = Date.now();
+      else if (renewal && !renewal.held) {
+        log.warn({ holder: renewal.holder }, 'lease taken by another candidate; stepping down');
+        term.abort();
+      } else if (Date.now() - lastRenewal >= timing.renewDeadlineMs) {
+        log.warn({ renewDeadlineMs: timing.renewDeadlineMs }, 'could not renew the lease in time; stepping down');
+        term.abort();
+      }
+    }
+    await running;
+    stopping.signal.removeEventListener('abort', stopTerm);
+    leading = false;
+    options.onLeadershipChange?.(false);
+    // Give the lease back at once so a successor need not wait for it to expire.
+    await options.lock.release(options.identity).catch((error: unknown) => log.debug({ err: error }, 'release failed'));
+    log.info('no longer leading');
+  };
+
+  const contend = (async () => {
+    while (!stopping.signal.aborted) {
+      const acquired = await attempt();
+      if (acquired?.held && !stopping.signal.aborted) await lead(acquired.token);
+      if (stopping.signal.aborted) break;
+      await sleep(jitter(timing.retryPeriodMs), undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
+    }
+  })();
+
+  return {
+    isLeader: () => leading,
+    stop: async () => {
+      stopping.abort();
+      await contend;
+    },
+  };
+}

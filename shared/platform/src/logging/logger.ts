@@ -1,0 +1,62 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger } from 'pino';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Keys whose values are secret wherever they appear in a log record. */
+const SECRET_PATHS = [
+  'password',
+  'secret',
+  'token',
+  'seedPhrase',
+  'authorization',
+  '*.password',
+  '*.secret',
+  '*.token',
+  '*.seedPhrase',
+  '*.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+];
+
+export interface LoggerSettings {
+  /** The component name, on every line. */
+  component: string;
+  level: LogLevel;
+  pretty: boolean;
+  /** Secret values (from the configuration) to scrub from every line, wherever they occur. */
+  secrets?: readonly string[];
+  /** Where lines go; stdout by default. Tests pass a stream to read them back. */
+  destination?: NodeJS.WritableStream;
+  base?: Record<string, unknown>;
+}
+
+function scrubber(secrets: readonly string[]): ((line: string) => string) | undefined {
+  const needles = [...new Set(secrets)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  if (needles.length === 0) return undefined;
+  // JSON output escapes some characters, so scrub both the raw and the JSON-escaped form.
+  const forms = [...new Set(needles.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))];
+  return (line) => forms.reduce((text, needle) => text.split(needle).join('[redacted]'), line);
+}
+
+export function createLogger(settings: LoggerSettings): Logger {
+  const scrub = scrubber(settings.secrets ?? []);
+  const options: LoggerOptions = {
+    level: settings.level,
+    base: { component: settings.component, ...settings.base },
+    redact: { paths: SECRET_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    ...(scrub ? { hooks: { streamWrite: scrub } } : {}),
+  };
+  const destination =
+    settings.destination ??
+    (settings.pretty
+      ? pretty({ colorize: process.stdout.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+      : pino.destination({ fd: 1, sync: true }));
+  return pino(options, destination);
+}

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineRoute, type Route } from '../http/route.js';
+import type { Registry } from 'prom-client';
+
+export function metricsRoute(registry: Registry): Route {
+  return defineRoute({
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus metrics',
+    tags: ['health'],
+    responses: { 200: { description: 'Metrics in the Prometheus text format', schema: z.string(), contentType: 'text/plain' } },
+    handler: async (_input, { res }) => {
+      res.setHeader('content-type', registry.contentType);
+      res.status(200).send(await registry.metrics());
+    },
+  });
+}

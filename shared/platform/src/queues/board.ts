@@ -1,0 +1,39 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { RequestHandler } from 'express';
+import type { Queue } from 'bullmq';
+import { errorEnvelope } from '../http/errors.js';
+import type { Mount } from '../http/app.js';
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Basic authentication against one `user:pass` pair, compared in constant time. */
+export function basicAuth(credentials: string, realm: string): RequestHandler {
+  const expected = digest(credentials);
+  return (req, res, next) => {
+    const header = req.get('authorization') ?? '';
+    const [scheme, encoded] = header.split(' ');
+    const given = scheme?.toLowerCase() === 'basic' && encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+    if (given !== '' && timingSafeEqual(digest(given), expected)) return next();
+    res.setHeader('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
+    res.status(401).json(errorEnvelope(401, 'Authentication required'));
+  };
+}
+
+export interface QueueBoardOptions {
+  path: string;
+  /** `user:pass`; when set the board asks for these credentials. */
+  basicAuth?: string;
+}
+
+/** bull-board for the given queues, as a mount of the HTTP app. */
+export function queueBoard(queues: readonly Queue[], options: QueueBoardOptions): Mount {
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath(options.path);
+  createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
+  const handlers: RequestHandler[] = [serverAdapter.getRouter() as RequestHandler];
+  if (options.basicAuth) handlers.unshift(basicAuth(options.basicAuth, 'queues'));
+  return { path: options.path, handlers, contentSecurityPolicy: false };
+}

@@ -1,0 +1,2 @@
+export * from './jobQueues.js';
+export * from './board.js';

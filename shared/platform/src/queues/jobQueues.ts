@@ -1,0 +1,155 @@
+import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Logger } from '../logging/index.js';
+
+export type { Job, JobsOptions } from 'bullmq';
+
+const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
+
+export interface JobContext {
+  /** Logger carrying the queue name and job id. */
+  log: Logger;
+}
+
+export type JobProcessor<T, R> = (job: Job<T, R>, context: JobContext) => Promise<R>;
+
+export interface JobQueuesOptions {
+  redisUrl: string;
+  /** CACHE_KEY_PREFIX; BullMQ keys live under `<prefix>:bull`. */
+  keyPrefix: string;
+  logger: Logger;
+  metrics: Registry;
+}
+
+export interface WorkerOptions {
+  concurrency?: number;
+}
+
+/**
+ * BullMQ queues and workers of one component, on ioredis, with one key prefix and the metrics an operator
+ * needs: depth by queue and state, and job outcomes and durations.
+ */
+export class JobQueues {
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
+  private readonly producer: Redis;
+  private readonly consumerConnection: Redis;
+  readonly prefix: string;
+  private readonly outcomes: Counter<'queue' | 'outcome'>;
+  private readonly durations: Histogram<'queue' | 'outcome'>;
+
+  constructor(private readonly options: JobQueuesOptions) {
+    this.prefix = `${options.keyPrefix}:bull`;
+    // Producers fail fast while Redis is away (callers answer 503); consumers wait for it to come back.
+    this.producer = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    this.consumerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    for (const connection of [this.producer, this.consumerConnection]) {
+      // Connection errors surface through readiness; without a listener ioredis would print them raw.
+      connection.on('error', () => undefined);
+    }
+    const registers = [options.metrics];
+    this.outcomes = new Counter({
+      name: 'queue_jobs_processed_total',
+      help: 'Jobs processed by this component, by queue and outcome',
+      labelNames: ['queue', 'outcome'],
+      registers,
+    });
+    this.durations = new Histogram({
+      name: 'queue_job_duration_seconds',
+      help: 'Time spent processing a job, by queue and outcome',
+      labelNames: ['queue', 'outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    });
+    const queues = this.queues;
+    new Gauge({
+      name: 'queue_jobs',
+      help: 'Jobs in each queue by state, read from Redis at scrape time',
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect() {
+        const counts = await Promise.all(
+          [...queues.values()].map(async (queue) => {
+            const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref());
+            const read = queue.getJobCounts(...JOB_STATES).catch(() => undefined);
+            return [queue.name, await Promise.race([read, timeout])] as const;
+          }),
+        );
+        this.reset();
+        for (const [name, byState] of counts) {
+          if (!byState) continue;
+          for (const state of JOB_STATES) this.set({ queue: name, state }, byState[state] ?? 0);
+        }
+      },
+    });
+  }
+
+  /** The queue of that name (created once, then shared). */
+  queue<T = unknown, R = unknown>(name: string, defaultJobOptions?: JobsOptions): Queue<T, R> {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        connection: this.producer,
+        prefix: this.prefix,
+        ...(defaultJobOptions ? { defaultJobOptions } : {}),
+      });
+      queue.on('error', (error) => this.options.logger.warn({ queue: name, err: error }, 'queue error'));
+      this.queues.set(name, queue);
+    }
+    return queue as unknown as Queue<T, R>;
+  }
+
+  all(): Queue[] {
+    return [...this.queues.values()];
+  }
+
+  /** Starts consuming a queue. The processor's outcome and duration are measured here. */
+  worker<T, R>(name: string, processor: JobProcessor<T, R>, options: WorkerOptions = {}): Worker<T, R> {
+    this.queue(name);
+    const logger = this.options.logger;
+    const worker = new Worker<T, R>(
+      name,
+      async (job) => {
+        const log = logger.child({ queue: name, jobId: job.id });
+        const started = process.hrtime.bigint();
+        const observe = (outcome: 'completed' | 'failed') => {
+          this.outcomes.inc({ queue: name, outcome });
+          this.durations.observe({ queue: name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+        };
+        try {
+          const result = await processor(job, { log });
+          observe('completed');
+          return result;
+        } catch (error) {
+          observe('failed');
+          log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'job failed');
+          throw error;
+        }
+      },
+      { connection: this.consumerConnection, prefix: this.prefix, concurrency: options.concurrency ?? 1 },
+    );
+    worker.on('error', (error) => logger.warn({ queue: name, err: error }, 'worker error'));
+    this.workers.push(worker);
+    return worker;
+  }
+
+  /**
+   * Stops taking jobs and waits for active ones to finish, for at most `graceMs`. Jobs still running then
+   * are abandoned to BullMQ's stalled-job recovery, which hands them to another worker.
+   */
+  async closeWorkers(graceMs: number): Promise<boolean> {
+    const graceful = Promise.all(this.workers.map((worker) => worker.close())).then(() => true);
+    const deadline = new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref());
+    const finished = await Promise.race([graceful, deadline]);
+    if (!finished) await Promise.all(this.workers.map((worker) => worker.close(true)));
+    return finished;
+  }
+
+  async close(graceMs = 10_000): Promise<void> {
+    await this.closeWorkers(graceMs);
+    await Promise.all(this.all().map((queue) => queue.close()));
+    this.producer.disconnect();
+    this.consumerConnection.disconnect();
+  }
+}

@@ -1,0 +1,37 @@
+import { startRedisServer } from '@frequency-gateway/devstack';
+import { eventually } from './support/processes.js';
+import { startTestComponent, testComponent } from './support/testComponent.js';
+
+describe('readiness follows Redis', () => {
+  it('turns 503 when Redis dies, 200 when it returns, while /livez stays 200', async () => {
+    const redis = await startRedisServer();
+    const component = await startTestComponent(testComponent, { REDIS_URL: redis.url });
+    const status = async (path: string) => (await fetch(`${component.url}${path}`)).status;
+    let livezFailures = 0;
+    const liveness = setInterval(() => void status('/livez').then((s) => (livezFailures += s === 200 ? 0 : 1)), 100);
+    try {
+      await eventually(async () => (await status('/readyz')) === 200, 5000);
+
+      await redis.kill('SIGKILL');
+      const killedAt = Date.now();
+      const notReady = await eventually(async () => {
+        const response = await fetch(`${component.url}/readyz`);
+        return response.status === 503 ? ((await response.json()) as { checks: Record<string, { status: string; error?: string }> }) : undefined;
+      }, 5000);
+      expect(Date.now() - killedAt).toBeLessThan(5000);
+      expect(notReady.checks.redis?.status).toBe('down');
+      expect(notReady.checks.redis?.error).toBeTruthy();
+
+      await redis.restart();
+      await eventually(async () => (await status('/readyz')) === 200, 10_000);
+      expect(livezFailures).toBe(0);
+      const transitions = component.logs.filter((line) => line.includes('dependency redis is'));
+      // pending→up, up→down, down→up: one line each, not one per poll.
+      expect(transitions).toHaveLength(3);
+    } finally {
+      clearInterval(liveness);
+      await component.stop();
+      await redis.stop();
+    }
+  });
+});
