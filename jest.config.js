@@ -40,4 +40,5 @@ export default {
     project('e2e', '<rootDir>/e2e'),
   ],
   testTimeout: 30_000,
+  reporters: ['default', '<rootDir>/tools/jestSummary.js'],
 };

@@ -12,7 +12,8 @@ export class ToolMissingError extends Error {
   }
 }
 
-export const REDIS_INSTALL_HINT = 'Install it with `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS).';
+export const REDIS_INSTALL_HINT =
+  'Install it with `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS).';
 
 export interface RedisServerOptions {
   /** requirepass; the URL then carries it. */
@@ -44,7 +45,9 @@ function waitForReady(child: ChildProcess, port: number): Promise<void> {
       }
     };
     child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`redis-server on port ${port} exited with ${code}: ${output.slice(-500)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`redis-server on port ${port} exited with ${code}: ${output.slice(-500)}`)),
+    );
     child.once('error', reject);
   });
 }

@@ -7,7 +7,10 @@ describe('HTTP surface of a component', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer({ password: 's3cret-pass' });
-    component = await startTestComponent(testComponent, { REDIS_URL: redis.url, QUEUES_BASIC_AUTH: 'admin:board-pass' });
+    component = await startTestComponent(testComponent, {
+      REDIS_URL: redis.url,
+      QUEUES_BASIC_AUTH: 'admin:board-pass',
+    });
     await component.runtime.readiness.checkNow('redis');
   });
   afterAll(async () => {
@@ -23,15 +26,26 @@ describe('HTTP surface of a component', () => {
     });
 
   it('validates params, query and body together and lists every problem', async () => {
-    const response = await post('/v1/widgets/BAD?dryRun=perhaps', { name: 'x' });
+    const response = await post('/v1/widgets/BAD?dryRun=perhaps', { name: 'x', size: 'big', extra: { deep: null } });
     expect(response.status).toBe(400);
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(body.errorReference).toMatch(/^[A-Za-z0-9]{20}$/);
     const messages = body.message as string[];
     expect(messages).toHaveLength(4);
-    expect(messages.map((m) => m.split(':')[0]).sort()).toEqual(['body.name', 'body.size', 'params.shelf', 'query.dryRun']);
-    expect(messages).toContain('body.size: is required');
+    expect(messages.map((m) => m.split(':')[0]).sort()).toEqual([
+      'body.name',
+      'body.size',
+      'params.shelf',
+      'query.dryRun',
+    ]);
+    expect(messages).toContain('body.size: Invalid input: expected number, received string');
+
+    const empty = await post('/v1/widgets/top', {});
+    expect(((await empty.json()) as { message: string[] }).message).toEqual([
+      'body.name: is required',
+      'body.size: is required',
+    ]);
   });
 
   it('accepts a valid request and enqueues a job', async () => {
@@ -54,14 +68,20 @@ describe('HTTP surface of a component', () => {
   it('answers unknown routes with 404 and failures with a logged reference', async () => {
     const missing = await fetch(`${component.url}/v1/nothing`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toMatchObject({ statusCode: 404, error: 'Not Found', message: 'Cannot GET /v1/nothing' });
+    expect(await missing.json()).toMatchObject({
+      statusCode: 404,
+      error: 'Not Found',
+      message: 'Cannot GET /v1/nothing',
+    });
 
     const broken = await fetch(`${component.url}/v1/broken`);
     expect(broken.status).toBe(500);
     const body = (await broken.json()) as { message: string; errorReference: string };
     expect(body.message).toBe('Internal server error');
     expect(JSON.stringify(body)).not.toContain('database exploded');
-    const logged = component.logs.find((line) => line.includes(body.errorReference) && line.includes('unhandled error'));
+    const logged = component.logs.find(
+      (line) => line.includes(body.errorReference) && line.includes('unhandled error'),
+    );
     expect(logged).toContain('database exploded');
   });
 
@@ -82,7 +102,14 @@ describe('HTTP surface of a component', () => {
   it('exposes request latency by route template, queue depth and process metrics', async () => {
     await post('/v1/widgets/top', { name: 'gear', size: 1 });
     const text = await (await fetch(`${component.url}/metrics`)).text();
-    const latency = text.split('\n').find((line) => line.startsWith('http_request_duration_seconds_count{') && line.includes('route="/v1/widgets/{shelf}"') && line.includes('status="202"'));
+    const latency = text
+      .split('\n')
+      .find(
+        (line) =>
+          line.startsWith('http_request_duration_seconds_count{') &&
+          line.includes('route="/v1/widgets/{shelf}"') &&
+          line.includes('status="202"'),
+      );
     expect(latency).toContain('method="POST"');
     expect(Number(latency?.split(' ').pop())).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/queue_jobs\{queue="widgets",state="waiting",component="test-api"\} [1-9]/);
@@ -92,7 +119,12 @@ describe('HTTP surface of a component', () => {
 
   it('never shows a secret in /healthz, /readyz, /metrics or the logs', async () => {
     const health = await (await fetch(`${component.url}/healthz`)).text();
-    expect(JSON.parse(health)).toMatchObject({ status: 'ok', component: 'test-api', version: '1.2.3', checks: { redis: { status: 'up' } } });
+    expect(JSON.parse(health)).toMatchObject({
+      status: 'ok',
+      component: 'test-api',
+      version: '1.2.3',
+      checks: { redis: { status: 'up' } },
+    });
     expect(health).toContain(`redis://127.0.0.1:${redis.port}`);
     const everything = [
       health,
@@ -105,7 +137,10 @@ describe('HTTP surface of a component', () => {
   });
 
   it('serves the OpenAPI document and Swagger UI', async () => {
-    const document = (await (await fetch(`${component.url}/docs/swagger.json`)).json()) as { openapi: string; info: { title: string } };
+    const document = (await (await fetch(`${component.url}/docs/swagger.json`)).json()) as {
+      openapi: string;
+      info: { title: string };
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.title).toBe('Test API');
     const ui = await fetch(`${component.url}/docs/swagger/`);
@@ -123,7 +158,9 @@ describe('HTTP surface of a component', () => {
     const page = await fetch(`${component.url}/queues`, { headers: { authorization } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="root">');
-    const api = (await (await fetch(`${component.url}/queues/api/queues`, { headers: { authorization } })).json()) as { queues: { name: string }[] };
+    const api = (await (await fetch(`${component.url}/queues/api/queues`, { headers: { authorization } })).json()) as {
+      queues: { name: string }[];
+    };
     expect(api.queues.map((q) => q.name)).toContain('widgets');
   });
 });

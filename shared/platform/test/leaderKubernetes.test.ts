@@ -54,11 +54,14 @@ describe('Kubernetes Lease lock (against a stand-in of the Lease API)', () => {
     const timing = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 };
     const leading = new Set<string>();
     const elect = (identity: string) =>
-      runAsLeader({ name: 'loop', identity, lock: lockFor(leaseObjectName('Gateway Scanner!')), logger, timing }, async ({ signal }) => {
-        leading.add(identity);
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        leading.delete(identity);
-      });
+      runAsLeader(
+        { name: 'loop', identity, lock: lockFor(leaseObjectName('Gateway Scanner!')), logger, timing },
+        async ({ signal }) => {
+          leading.add(identity);
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          leading.delete(identity);
+        },
+      );
     const first = elect('pod-1');
     await eventually(async () => leading.size === 1, 3000);
     const second = elect('pod-2');
@@ -70,7 +73,9 @@ describe('Kubernetes Lease lock (against a stand-in of the Lease API)', () => {
     // Released on stop: the successor did not wait for the 3 s lease to expire.
     expect(Date.now() - handedOverAt).toBeLessThan(2000);
     await second.stop();
-    const stored = await kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'gateway-scanner', namespace: 'gateway' });
+    const stored = await kubeConfig
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: 'gateway-scanner', namespace: 'gateway' });
     expect(stored.spec?.holderIdentity).toBe('');
   });
 });

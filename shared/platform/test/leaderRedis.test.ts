@@ -12,7 +12,8 @@ describe('Redis lease between real processes', () => {
 
   it('lets exactly one process lead, and another take over within the lease after kill -9', async () => {
     const leaseDurationMs = 3000;
-    for (const identity of ['one', 'two']) contenders.push(runScript('test/fixtures/leaseContender.ts', { REDIS_URL: redis.url, IDENTITY: identity }));
+    for (const identity of ['one', 'two'])
+      contenders.push(runScript('test/fixtures/leaseContender.ts', { REDIS_URL: redis.url, IDENTITY: identity }));
     await Promise.all(contenders.map((c) => c.waitForLine((line) => line.event === 'started')));
     const first = await Promise.race(contenders.map((c) => c.waitForLine((line) => line.event === 'leading')));
     // Watch both for a while: never two leaders.

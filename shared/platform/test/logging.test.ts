@@ -4,7 +4,15 @@ import { createLogger } from '../src/index.js';
 function capture() {
   const stream = new PassThrough();
   const lines: Record<string, unknown>[] = [];
-  stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+  stream.on('data', (chunk: Buffer) =>
+    lines.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    ),
+  );
   return { stream, lines };
 }
 
@@ -15,12 +23,24 @@ describe('logging', () => {
     logger.child({ requestId: 'r-1' }).info({ status: 200 }, 'request');
     logger.debug('hidden below the level');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ component: 'account-api', level: 'info', requestId: 'r-1', status: 200, msg: 'request' });
+    expect(lines[0]).toMatchObject({
+      component: 'account-api',
+      level: 'info',
+      requestId: 'r-1',
+      status: 200,
+      msg: 'request',
+    });
   });
 
   it('redacts secret keys and scrubs secret values wherever they appear', () => {
     const { stream, lines } = capture();
-    const logger = createLogger({ component: 'x', level: 'info', pretty: false, destination: stream, secrets: ['hunter22'] });
+    const logger = createLogger({
+      component: 'x',
+      level: 'info',
+      pretty: false,
+      destination: stream,
+      secrets: ['hunter22'],
+    });
     logger.info({ password: 'p', req: { headers: { authorization: 'Basic abc' } } }, 'login');
     logger.error({ err: new Error('cannot reach redis://:hunter22@redis:6379') }, 'connect failed hunter22');
     const text = JSON.stringify(lines);

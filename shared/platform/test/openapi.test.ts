@@ -1,5 +1,13 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument, createMetricsRegistry, EventLoopWatch, healthRoutes, metricsRoute, ReadinessController, createLogger } from '../src/index.js';
+import {
+  buildOpenApiDocument,
+  createMetricsRegistry,
+  EventLoopWatch,
+  healthRoutes,
+  metricsRoute,
+  ReadinessController,
+  createLogger,
+} from '../src/index.js';
 import { testComponent, testConfig } from './support/testComponent.js';
 import { parseConfig } from '../src/index.js';
 import { JobQueues } from '../src/index.js';
@@ -12,8 +20,14 @@ describe('OpenAPI document', () => {
     const eventLoop = new EventLoopWatch(1000);
     const config = parseConfig(testConfig, { REDIS_URL: 'redis://127.0.0.1:1' });
     const queues = new JobQueues({ redisUrl: config.REDIS_URL, keyPrefix: 't', logger, metrics });
-    const parts = await testComponent.setup({ config, logger, metrics, readiness, queues } as unknown as Parameters<typeof testComponent.setup>[0]);
-    const routes = [...healthRoutes({ component: 't', version: '1', readiness, eventLoop, startedAt: new Date() }), metricsRoute(metrics), ...(parts.routes ?? [])];
+    const parts = await testComponent.setup({ config, logger, metrics, readiness, queues } as unknown as Parameters<
+      typeof testComponent.setup
+    >[0]);
+    const routes = [
+      ...healthRoutes({ component: 't', version: '1', readiness, eventLoop, startedAt: new Date() }),
+      metricsRoute(metrics),
+      ...(parts.routes ?? []),
+    ];
     const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
     eventLoop.stop();
     await queues.close(0);

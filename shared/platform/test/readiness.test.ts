@@ -16,7 +16,9 @@ describe('readiness follows Redis', () => {
       const killedAt = Date.now();
       const notReady = await eventually(async () => {
         const response = await fetch(`${component.url}/readyz`);
-        return response.status === 503 ? ((await response.json()) as { checks: Record<string, { status: string; error?: string }> }) : undefined;
+        return response.status === 503
+          ? ((await response.json()) as { checks: Record<string, { status: string; error?: string }> })
+          : undefined;
       }, 5000);
       expect(Date.now() - killedAt).toBeLessThan(5000);
       expect(notReady.checks.redis?.status).toBe('down');

@@ -8,7 +8,11 @@ describe('graceful shutdown of a real process', () => {
 
   it('finishes the request in flight, refuses new connections and exits 0 on SIGTERM', async () => {
     const port = await freePort();
-    const app = runScript('test/fixtures/slowComponent.ts', { REDIS_URL: redis.url, API_PORT: String(port), LOG_LEVEL: 'info' });
+    const app = runScript('test/fixtures/slowComponent.ts', {
+      REDIS_URL: redis.url,
+      API_PORT: String(port),
+      LOG_LEVEL: 'info',
+    });
     await app.waitForLine((line) => line.msg === 'test-api listening');
     const base = `http://127.0.0.1:${port}`;
 

@@ -78,7 +78,11 @@ function leaseLockFor(name: string, config: CommonConfig, redis: Redis): LeaseLo
   if (inCluster) {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromCluster();
-    return new KubernetesLeaseLock(kubeConfig, config.POD_NAMESPACE as string, leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`));
+    return new KubernetesLeaseLock(
+      kubeConfig,
+      config.POD_NAMESPACE as string,
+      leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`),
+    );
   }
   return new RedisLeaseLock(redis, config.CACHE_KEY_PREFIX, name);
 }
@@ -111,7 +115,11 @@ export async function startComponent<S extends ConfigSpec>(
   const redis = new Redis(common.REDIS_URL, { lazyConnect: true });
   redis.on('error', () => undefined);
   void redis.connect().catch(() => undefined);
-  const leaseRedis = new Redis(common.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
+  const leaseRedis = new Redis(common.REDIS_URL, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: true,
+  });
   leaseRedis.on('error', () => undefined);
   void leaseRedis.connect().catch(() => undefined);
 
@@ -161,7 +169,12 @@ export async function startComponent<S extends ConfigSpec>(
   const api = config as unknown as { QUEUES_UI?: boolean; QUEUES_BASIC_AUTH?: string; HTTP_JSON_LIMIT?: string };
   const mounts: Mount[] = [];
   if (parts.queueBoard && api.QUEUES_UI !== false) {
-    mounts.push(queueBoard(queues.all(), { path: '/queues', ...(api.QUEUES_BASIC_AUTH ? { basicAuth: api.QUEUES_BASIC_AUTH } : {}) }));
+    mounts.push(
+      queueBoard(queues.all(), {
+        path: '/queues',
+        ...(api.QUEUES_BASIC_AUTH ? { basicAuth: api.QUEUES_BASIC_AUTH } : {}),
+      }),
+    );
   }
   const { app } = createHttpApp({
     logger,

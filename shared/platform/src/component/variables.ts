@@ -11,10 +11,14 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
     ),
     LOG_LEVEL: variable(z.enum(LOG_LEVELS).default('info'), 'Minimum level of log lines'),
     LOG_PRETTY: variable(flag(false), 'Human-readable, coloured log lines instead of JSON'),
-    REDIS_URL: variable(redisUrl(), 'Redis connection URL (`redis://` or `rediss://` for TLS); credentials in it are kept secret', {
-      urlWithCredentials: true,
-      example: 'redis://:password@redis:6379/0',
-    }),
+    REDIS_URL: variable(
+      redisUrl(),
+      'Redis connection URL (`redis://` or `rediss://` for TLS); credentials in it are kept secret',
+      {
+        urlWithCredentials: true,
+        example: 'redis://:password@redis:6379/0',
+      },
+    ),
     CACHE_KEY_PREFIX: variable(
       z
         .string()
@@ -22,14 +26,29 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
         .default(defaults.cacheKeyPrefix),
       'Prefix of every Redis key this service writes; BullMQ keys live under `<prefix>:bull`. The api and worker of a service must share it',
     ),
-    SHUTDOWN_GRACE_MS: variable(positiveMs(25_000), 'Time allowed for a graceful stop after SIGTERM (in-flight requests and active jobs)'),
+    SHUTDOWN_GRACE_MS: variable(
+      positiveMs(25_000),
+      'Time allowed for a graceful stop after SIGTERM (in-flight requests and active jobs)',
+    ),
     READINESS_INTERVAL_MS: variable(positiveMs(2_000), 'How often each dependency check runs'),
-    READINESS_TIMEOUT_MS: variable(positiveMs(1_500), 'How long a dependency check may take before it counts as failed'),
+    READINESS_TIMEOUT_MS: variable(
+      positiveMs(1_500),
+      'How long a dependency check may take before it counts as failed',
+    ),
     LIVENESS_MAX_EVENT_LOOP_DELAY_MS: variable(positiveMs(10_000), 'Event loop delay beyond which /livez fails'),
     LEADER_LEASE_DURATION_MS: variable(positiveMs(15_000), 'Lease duration for loops that run once per deployment'),
-    LEADER_RENEW_DEADLINE_MS: variable(positiveMs(10_000), 'A leader that cannot renew within this steps down (shorter than the lease)'),
-    LEADER_RETRY_PERIOD_MS: variable(positiveMs(2_000), 'How often candidates try to acquire and leaders renew a lease'),
-    POD_NAME: variable(z.string().optional(), 'Set by the chart from the downward API; with POD_NAMESPACE selects Kubernetes Leases'),
+    LEADER_RENEW_DEADLINE_MS: variable(
+      positiveMs(10_000),
+      'A leader that cannot renew within this steps down (shorter than the lease)',
+    ),
+    LEADER_RETRY_PERIOD_MS: variable(
+      positiveMs(2_000),
+      'How often candidates try to acquire and leaders renew a lease',
+    ),
+    POD_NAME: variable(
+      z.string().optional(),
+      'Set by the chart from the downward API; with POD_NAMESPACE selects Kubernetes Leases',
+    ),
     POD_NAMESPACE: variable(z.string().optional(), 'Namespace of the pod (downward API)'),
   };
 }
@@ -38,10 +57,19 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
 export function apiVariables(defaults: { port: number }) {
   return {
     API_PORT: variable(port(defaults.port), 'HTTP port of the api'),
-    HTTP_JSON_LIMIT: variable(z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb').default('1mb'), 'Largest accepted JSON request body'),
+    HTTP_JSON_LIMIT: variable(
+      z
+        .string()
+        .regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb')
+        .default('1mb'),
+      'Largest accepted JSON request body',
+    ),
     QUEUES_UI: variable(flag(true), 'Serve the bull-board queue UI at /queues'),
     QUEUES_BASIC_AUTH: secret(
-      z.string().regex(/^[^:]+:.+$/, 'must be user:password').optional(),
+      z
+        .string()
+        .regex(/^[^:]+:.+$/, 'must be user:password')
+        .optional(),
       'Protect /queues with HTTP basic authentication, as `user:password`',
       'admin:change-me',
     ),
@@ -55,4 +83,6 @@ export function workerVariables(defaults: { port: number }) {
   };
 }
 
-export type CommonConfig = { [K in keyof ReturnType<typeof commonVariables>]: z.output<ReturnType<typeof commonVariables>[K]['schema']> };
+export type CommonConfig = {
+  [K in keyof ReturnType<typeof commonVariables>]: z.output<ReturnType<typeof commonVariables>[K]['schema']>;
+};

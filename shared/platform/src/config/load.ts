@@ -8,9 +8,9 @@ export class ConfigError extends Error {
   }
 }
 
-function describeIssue(name: string, issue: z.core.$ZodIssue): string {
+function describeIssue(name: string, issue: z.core.$ZodIssue, raw: unknown): string {
   const where = issue.path.length > 0 ? `${name}.${issue.path.join('.')}` : name;
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where}: is required`;
+  if (issue.code === 'invalid_type' && raw === undefined) return `${where}: is required`;
   return `${where}: ${issue.message}`;
 }
 
@@ -23,17 +23,21 @@ export function parseConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEn
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
   for (const [name, variable] of Object.entries(spec)) {
-    const raw = env[name];
-    const result = variable.schema.safeParse(raw === '' ? undefined : raw);
+    const raw = env[name] === '' ? undefined : env[name];
+    const result = variable.schema.safeParse(raw);
     if (result.success) config[name] = result.data;
-    else problems.push(...result.error.issues.map((issue) => describeIssue(name, issue)));
+    else problems.push(...result.error.issues.map((issue) => describeIssue(name, issue, raw)));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config as ConfigOf<S>;
 }
 
 /** For a composition root: parse, or print every problem and exit 1. */
-export function loadConfigOrExit<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv, component: string): ConfigOf<S> {
+export function loadConfigOrExit<S extends ConfigSpec>(
+  spec: S,
+  env: NodeJS.ProcessEnv,
+  component: string,
+): ConfigOf<S> {
   try {
     return parseConfig(spec, env);
   } catch (error) {

@@ -59,7 +59,11 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 /** A Markdown table of one component's variables. */
 export function renderVariableTable(spec: ConfigSpec): string {
   const rows = describeSpec(spec).map((v) => {
-    const fallback = v.required ? '**required**' : v.default === undefined ? '—' : `\`${v.default === '' ? '""' : v.default}\``;
+    const fallback = v.required
+      ? '**required**'
+      : v.default === undefined
+        ? '—'
+        : `\`${v.default === '' ? '""' : v.default}\``;
     const description = v.secret ? `${v.description} *(secret)*` : v.description;
     return `| \`${v.name}\` | ${cell(v.type)} | ${fallback} | ${cell(description)} |`;
   });

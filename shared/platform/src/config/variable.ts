@@ -48,5 +48,4 @@ export const positiveMs = (fallback: number) => z.coerce.number().int().positive
 
 export const flag = (fallback: boolean) => z.stringbool().default(fallback);
 
-export const redisUrl = () =>
-  z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
+export const redisUrl = () => z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });

@@ -16,7 +16,11 @@ const checkState = z
   .meta({ id: 'DependencyCheck' });
 
 const readiness = z
-  .object({ status: z.enum(['ready', 'not ready']), shuttingDown: z.boolean(), checks: z.record(z.string(), checkState) })
+  .object({
+    status: z.enum(['ready', 'not ready']),
+    shuttingDown: z.boolean(),
+    checks: z.record(z.string(), checkState),
+  })
   .meta({ id: 'Readiness' });
 
 const liveness = z.object({ status: z.enum(['live', 'stuck']), eventLoopDelayMs: z.number() }).meta({ id: 'Liveness' });
@@ -75,7 +79,11 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
         const snapshot = deps.readiness.snapshot();
         return {
           status: snapshot.ready ? 200 : 503,
-          body: { status: snapshot.ready ? 'ready' : 'not ready', shuttingDown: snapshot.shuttingDown, checks: snapshot.checks },
+          body: {
+            status: snapshot.ready ? 'ready' : 'not ready',
+            shuttingDown: snapshot.shuttingDown,
+            checks: snapshot.checks,
+          },
         };
       },
     }),

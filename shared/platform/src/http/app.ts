@@ -73,7 +73,8 @@ const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
     envelope = errorEnvelope(500, 'Internal server error');
     req.log.error({ err: error, errorReference: envelope.errorReference }, 'unhandled error');
   }
-  if (envelope.statusCode < 500) req.log.debug({ errorReference: envelope.errorReference, message: envelope.message }, 'client error');
+  if (envelope.statusCode < 500)
+    req.log.debug({ errorReference: envelope.errorReference, message: envelope.message }, 'client error');
   res.status(envelope.statusCode).json(envelope);
 };
 

@@ -30,7 +30,12 @@ function toRouteConfig(route: Route): RouteConfig {
       ...(route.params ? { params: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),
       ...(route.body
-        ? { body: { required: true, content: { [route.bodyContentType ?? 'application/json']: { schema: route.body } } } }
+        ? {
+            body: {
+              required: true,
+              content: { [route.bodyContentType ?? 'application/json']: { schema: route.body } },
+            },
+          }
         : {}),
     },
     responses,

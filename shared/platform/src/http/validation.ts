@@ -2,9 +2,18 @@ import type { z } from 'zod';
 import { badRequest } from './errors.js';
 import type { Route } from './route.js';
 
-function describe(location: string, issue: z.core.$ZodIssue): string {
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function describe(location: string, issue: z.core.$ZodIssue, raw: unknown): string {
   const path = [location, ...issue.path.map(String)].join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${path}: is required`;
+  if (issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined) return `${path}: is required`;
   return `${path}: ${issue.message}`;
 }
 
@@ -18,7 +27,7 @@ export function validateInput(route: Route, raw: { params: unknown; query: unkno
     if (!schema) return undefined;
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    problems.push(...result.error.issues.map((issue) => describe(location, issue)));
+    problems.push(...result.error.issues.map((issue) => describe(location, issue, value)));
     return undefined;
   };
   const input = {

@@ -20,7 +20,11 @@ export interface ElectionTiming {
   retryPeriodMs: number;
 }
 
-export const DEFAULT_ELECTION_TIMING: ElectionTiming = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+export const DEFAULT_ELECTION_TIMING: ElectionTiming = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+};
 
 export interface ElectionOptions {
   name: string;
@@ -46,7 +50,8 @@ const jitter = (ms: number) => ms * (1 + Math.random() * 0.2);
  */
 export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leadership {
   const timing = { ...DEFAULT_ELECTION_TIMING, ...options.timing };
-  if (timing.renewDeadlineMs >= timing.leaseDurationMs) throw new Error('renewDeadlineMs must be shorter than leaseDurationMs');
+  if (timing.renewDeadlineMs >= timing.leaseDurationMs)
+    throw new Error('renewDeadlineMs must be shorter than leaseDurationMs');
   const log = options.logger.child({ lease: options.name });
   const stopping = new AbortController();
   let leading = false;
@@ -104,7 +109,9 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
       const acquired = await attempt();
       if (acquired?.held && !stopping.signal.aborted) await lead(acquired.token);
       if (stopping.signal.aborted) break;
-      await sleep(jitter(timing.retryPeriodMs), undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
+      await sleep(jitter(timing.retryPeriodMs), undefined, { signal: stopping.signal, ref: false }).catch(
+        () => undefined,
+      );
     }
   })();
 

@@ -1,4 +1,4 @@
-import { ApiException, CoordinationV1Api, KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { ApiException, CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseAttempt, LeaseLock } from './lease.js';
 
 /** Kubernetes object names: lower-case alphanumerics and '-', at most 63 characters here. */
@@ -49,7 +49,13 @@ export class KubernetesLeaseLock implements LeaseLock {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name: this.name, namespace: this.namespace },
-        spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+        spec: {
+          holderIdentity: identity,
+          leaseDurationSeconds: durationSeconds,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: 0,
+        },
       };
       try {
         const created = await this.api.createNamespacedLease({ namespace: this.namespace, body });

@@ -50,7 +50,9 @@ export class Shutdown {
     const log = this.options.logger;
     const deadline = Date.now() + this.options.graceMs;
     log.info({ reason, graceMs: this.options.graceMs }, 'shutting down');
-    const overtime = new Promise<'overtime'>((resolve) => setTimeout(() => resolve('overtime'), this.options.graceMs).unref());
+    const overtime = new Promise<'overtime'>((resolve) =>
+      setTimeout(() => resolve('overtime'), this.options.graceMs).unref(),
+    );
     for (const step of this.steps) {
       const started = Date.now();
       const outcome = await Promise.race([

@@ -9,7 +9,9 @@ export function metricsRoute(registry: Registry): Route {
     operationId: 'metrics',
     summary: 'Prometheus metrics',
     tags: ['health'],
-    responses: { 200: { description: 'Metrics in the Prometheus text format', schema: z.string(), contentType: 'text/plain' } },
+    responses: {
+      200: { description: 'Metrics in the Prometheus text format', schema: z.string(), contentType: 'text/plain' },
+    },
     handler: async (_input, { res }) => {
       res.setHeader('content-type', registry.contentType);
       res.status(200).send(await registry.metrics());

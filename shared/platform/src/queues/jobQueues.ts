@@ -42,7 +42,11 @@ export class JobQueues {
   constructor(private readonly options: JobQueuesOptions) {
     this.prefix = `${options.keyPrefix}:bull`;
     // Producers fail fast while Redis is away (callers answer 503); consumers wait for it to come back.
-    this.producer = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    this.producer = new Redis(options.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+    });
     this.consumerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
     for (const connection of [this.producer, this.consumerConnection]) {
       // Connection errors surface through readiness; without a listener ioredis would print them raw.

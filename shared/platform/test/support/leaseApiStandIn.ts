@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
-type Lease = { apiVersion: string; kind: string; metadata: { name: string; namespace: string; resourceVersion: string }; spec: Record<string, unknown> };
+type Lease = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; resourceVersion: string };
+  spec: Record<string, unknown>;
+};
 
 /**
  * A stand-in for the part of the Kubernetes API server that leader election uses: Leases in
@@ -16,10 +21,13 @@ export class LeaseApiStandIn {
   requests = 0;
 
   async start(): Promise<KubeConfig> {
-    this.server = createServer((req, res) => void this.handle(req).then(([status, body]) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    }));
+    this.server = createServer(
+      (req, res) =>
+        void this.handle(req).then(([status, body]) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        }),
+    );
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     const { port } = this.server.address() as AddressInfo;
     const kubeConfig = new KubeConfig();
@@ -50,17 +58,25 @@ export class LeaseApiStandIn {
     const body = text ? (JSON.parse(text) as Lease) : undefined;
     const key = `${namespace}/${name ?? body?.metadata.name}`;
     const current = this.leases.get(key);
-    if (req.method === 'GET') return current ? [200, current] : this.status(404, 'NotFound', `leases "${name}" not found`);
+    if (req.method === 'GET')
+      return current ? [200, current] : this.status(404, 'NotFound', `leases "${name}" not found`);
     if (req.method === 'POST' && body) {
       if (current) return this.status(409, 'AlreadyExists', `leases "${body.metadata.name}" already exists`);
-      const created = { ...body, metadata: { ...body.metadata, namespace: namespace!, resourceVersion: String(this.version++) } };
+      const created = {
+        ...body,
+        metadata: { ...body.metadata, namespace: namespace!, resourceVersion: String(this.version++) },
+      };
       this.leases.set(key, created);
       return [201, created];
     }
     if (req.method === 'PUT' && body) {
       if (!current) return this.status(404, 'NotFound', `leases "${name}" not found`);
       if (body.metadata.resourceVersion !== current.metadata.resourceVersion) {
-        return this.status(409, 'Conflict', 'the object has been modified; please apply your changes to the latest version and try again');
+        return this.status(
+          409,
+          'Conflict',
+          'the object has been modified; please apply your changes to the latest version and try again',
+        );
       }
       const replaced = { ...body, metadata: { ...body.metadata, resourceVersion: String(this.version++) } };
       this.leases.set(key, replaced);

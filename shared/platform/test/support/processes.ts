@@ -6,7 +6,10 @@ export interface RunningScript {
   child: ChildProcess;
   /** Every stdout line parsed as JSON (non-JSON lines are kept as {text}). */
   lines: Record<string, unknown>[];
-  waitForLine(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForLine(
+    predicate: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -18,7 +21,10 @@ export function runScript(relativeToTest: string, env: NodeJS.ProcessEnv): Runni
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines: Record<string, unknown>[] = [];
-  const waiters: Array<{ predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }> = [];
+  const waiters: Array<{
+    predicate: (line: Record<string, unknown>) => boolean;
+    resolve: (line: Record<string, unknown>) => void;
+  }> = [];
   createInterface({ input: child.stdout! }).on('line', (text) => {
     let line: Record<string, unknown>;
     try {
@@ -55,7 +61,11 @@ export function runScript(relativeToTest: string, env: NodeJS.ProcessEnv): Runni
 }
 
 /** Polls until `condition` holds, or fails after `timeoutMs`. */
-export async function eventually<T>(condition: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  condition: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition().catch(() => undefined);

@@ -72,7 +72,10 @@ export const testComponent: ComponentDefinition<typeof testConfig> = {
 };
 
 /** Starts a component in this process on a free port, capturing its log lines. */
-export async function startTestComponent<S extends ConfigSpec>(definition: ComponentDefinition<S>, env: NodeJS.ProcessEnv) {
+export async function startTestComponent<S extends ConfigSpec>(
+  definition: ComponentDefinition<S>,
+  env: NodeJS.ProcessEnv,
+) {
   const logStream = new PassThrough();
   const logs: string[] = [];
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString().split('\n').filter(Boolean)));

@@ -1,0 +1,38 @@
+# The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
+.DEFAULT_GOAL := help
+.PHONY: help dev test lint typecheck unit build docs clean
+
+node_modules/.package-lock.json: package-lock.json
+	npm ci
+	@touch $@
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + every component); Ctrl-C stops it
+	npm run dev
+
+test: node_modules/.package-lock.json ## Type-check, lint, then every test (real Redis, real processes)
+	npm run typecheck
+	npm run lint
+	tools/check-tools redis-server
+	npm test
+
+typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every package and test
+	npm run typecheck
+
+lint: node_modules/.package-lock.json ## ESLint and Prettier
+	npm run lint
+
+unit: node_modules/.package-lock.json ## Only the tests, without type-checking and lint
+	npm test
+
+build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
+	npm run build
+
+docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md from the components' schemas
+	npm run docs:config
+
+clean: ## Remove build output and local dev state
+	rm -rf shared/*/dist services/*/dist .dev
+	find . -name '*.tsbuildinfo' -not -path './node_modules/*' -delete

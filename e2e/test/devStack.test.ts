@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const COMPONENTS = {
+  'account-api': { port: 3013, queues: ['transactionPublish'] },
+  'account-worker': { port: 3023 },
+  'content-publishing-api': { port: 3010, queues: ['assetQueue', 'requestQueue', 'batchQueue', 'publishQueue'] },
+  'content-publishing-worker': { port: 3020 },
+  'content-watcher-api': {
+    port: 3011,
+    queues: ['watcherRequestQueue', 'watcherContentIpfsQueue', 'watcherDeliveryQueue'],
+  },
+  'content-watcher-worker': { port: 3021 },
+} as Record<string, { port: number; queues?: string[] }>;
+
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer().once('error', () => resolve(false));
+    probe.listen(port, '0.0.0.0', () => probe.close(() => resolve(true)));
+  });
+
+async function freeOffset(): Promise<number> {
+  for (;;) {
+    const offset = 20_000 + Math.floor(Math.random() * 20_000);
+    const free = await Promise.all(Object.values(COMPONENTS).map(({ port }) => portIsFree(port + offset)));
+    if (free.every(Boolean)) return offset;
+  }
+}
+
+describe('make dev', () => {
+  it('brings up six ready components with metrics, docs and queue boards, and stops them all on Ctrl-C', async () => {
+    const offset = await freeOffset();
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const env = { ...process.env };
+    delete env.REDIS_URL;
+    const runner = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=source', 'tools/src/dev.ts', '--port-offset', String(offset)],
+      {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const output: string[] = [];
+    const exited = new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    const up = new Promise<void>((resolve, reject) => {
+      createInterface({ input: runner.stdout! }).on('line', (line) => {
+        output.push(line);
+        if (line.includes('The gateway is up')) resolve();
+        if (line.includes('not ready after')) reject(new Error(line));
+      });
+      void exited.then((code) => reject(new Error(`dev runner exited (${code}): ${output.slice(-10).join('\n')}`)));
+    });
+    try {
+      await up;
+      for (const [name, { port, queues }] of Object.entries(COMPONENTS)) {
+        const base = `http://127.0.0.1:${port + offset}`;
+        expect([name, (await fetch(`${base}/readyz`)).status]).toEqual([name, 200]);
+        const health = (await (await fetch(`${base}/healthz`)).json()) as { component: string };
+        expect(health.component).toBe(name);
+        expect(await (await fetch(`${base}/metrics`)).text()).toContain(
+          `process_cpu_seconds_total{component="${name}"}`,
+        );
+        const swagger = await fetch(`${base}/docs/swagger/`);
+        expect([name, swagger.status]).toEqual([name, 200]);
+        const board = await fetch(`${base}/queues/api/queues`);
+        if (queues) {
+          const listed = ((await board.json()) as { queues: { name: string }[] }).queues.map((q) => q.name);
+          expect(listed.sort()).toEqual([...queues].sort());
+        } else {
+          expect([name, board.status]).toEqual([name, 404]);
+        }
+      }
+      expect(output.join('\n')).toContain(`http://localhost:${3013 + offset}/docs/swagger`);
+    } finally {
+      runner.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(output.join('\n')).toContain('stopped.');
+    for (const { port } of Object.values(COMPONENTS)) expect(await portIsFree(port + offset)).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,7 @@
+import { launcher, runComponentFromArgs } from '@frequency-gateway/platform';
+import { contentPublishingApi, contentPublishingWorker } from './index.js';
+
+await runComponentFromArgs('content-publishing', {
+  api: launcher(contentPublishingApi),
+  worker: launcher(contentPublishingWorker),
+});

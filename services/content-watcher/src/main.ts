@@ -1,0 +1,7 @@
+import { launcher, runComponentFromArgs } from '@frequency-gateway/platform';
+import { contentWatcherApi, contentWatcherWorker } from './index.js';
+
+await runComponentFromArgs('content-watcher', {
+  api: launcher(contentWatcherApi),
+  worker: launcher(contentWatcherWorker),
+});
