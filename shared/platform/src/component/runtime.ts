@@ -6,7 +6,6 @@ import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type Config
 import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
 import { createHttpApp, listen, type Mount, type Route, type RunningServer } from '../http/index.js';
 import {
-  DEFAULT_ELECTION_TIMING,
   KubernetesLeaseLock,
   leaseObjectName,
   RedisLeaseLock,
@@ -150,7 +149,7 @@ export async function startComponent<S extends ConfigSpec>(
         lock: leaseLockFor(name, common, leaseRedis),
         logger,
         timing: {
-          leaseDurationMs: common.LEADER_LEASE_DURATION_MS ?? DEFAULT_ELECTION_TIMING.leaseDurationMs,
+          leaseDurationMs: common.LEADER_LEASE_DURATION_MS,
           renewDeadlineMs: common.LEADER_RENEW_DEADLINE_MS,
           retryPeriodMs: common.LEADER_RETRY_PERIOD_MS,
         },
