@@ -22,7 +22,15 @@ export async function runComponentFromArgs(
     process.stderr.write(`usage: ${service} <${Object.keys(launchers).join('|')}>\n`);
     process.exit(2);
   }
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    // A component that cannot start (its port is taken, say) says so in one line and exits 1.
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? 'its port is already in use' : String((error as Error).message ?? error);
+    process.stderr.write(`${service} ${argv[0]}: cannot start: ${reason}\n`);
+    process.exit(1);
+  }
 }
 
 /** Starts a component as the process's only job: configuration errors exit 1, signals shut it down. */

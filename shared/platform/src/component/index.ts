@@ -1,4 +1,3 @@
 export * from './variables.js';
 export * from './runtime.js';
-export * from './redisTarget.js';
 export * from './entrypoint.js';

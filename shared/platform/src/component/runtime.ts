@@ -1,24 +1,15 @@
-import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
-import { Redis } from 'ioredis';
-import { Gauge, type Registry } from 'prom-client';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
 import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
 import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
 import { createHttpApp, listen, type Mount, type Route, type RunningServer } from '../http/index.js';
-import {
-  KubernetesLeaseLock,
-  leaseObjectName,
-  RedisLeaseLock,
-  runAsLeader,
-  type LeaderLoop,
-  type Leadership,
-  type LeaseLock,
-} from '../leader/index.js';
+import type { LeaderLoop, Leadership } from '../leader/index.js';
 import { Shutdown } from '../lifecycle/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
 import { JobQueues, queueBoard } from '../queues/index.js';
-import { redisCheck } from './redisTarget.js';
+import { openRedis, redisCheck, redisTarget } from '../redis/index.js';
+import { createLeaders } from './leadership.js';
 import type { CommonConfig } from './variables.js';
 
 /** What the platform hands a component's setup: everything already connected and instrumented. */
@@ -72,18 +63,36 @@ export interface StartedComponent<C> {
   stop(): Promise<number>;
 }
 
-function leaseLockFor(name: string, config: CommonConfig, redis: Redis): LeaseLock {
-  const inCluster = config.POD_NAME && config.POD_NAMESPACE && process.env.KUBERNETES_SERVICE_HOST;
-  if (inCluster) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromCluster();
-    return new KubernetesLeaseLock(
-      kubeConfig,
-      config.POD_NAMESPACE as string,
-      leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`),
-    );
+type ApiSettings = { QUEUES_UI?: boolean; QUEUES_BASIC_AUTH?: string; HTTP_JSON_LIMIT?: string };
+
+/** The component's HTTP surface: health, metrics, its own routes, and (api components) the queue board. */
+function componentHttpApp<C>(
+  definition: { name: string; version: string; title: string; description: string },
+  runtime: ComponentRuntime<C>,
+  parts: ComponentParts,
+  eventLoop: EventLoopWatch,
+  startedAt: Date,
+) {
+  const { logger, metrics, readiness, queues } = runtime;
+  const api = runtime.config as ApiSettings;
+  const mounts: Mount[] = [];
+  if (parts.queueBoard && api.QUEUES_UI !== false) {
+    const auth = api.QUEUES_BASIC_AUTH ? { basicAuth: api.QUEUES_BASIC_AUTH } : {};
+    mounts.push(queueBoard(queues.all(), { path: '/queues', ...auth }));
   }
-  return new RedisLeaseLock(redis, config.CACHE_KEY_PREFIX, name);
+  const { name, version, title, description } = definition;
+  return createHttpApp({
+    logger,
+    metrics,
+    info: { title, version, description },
+    routes: [
+      ...healthRoutes({ component: name, version, readiness, eventLoop, startedAt }),
+      metricsRoute(metrics),
+      ...(parts.routes ?? []),
+    ],
+    mounts,
+    ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
+  }).app;
 }
 
 /**
@@ -111,82 +120,30 @@ export async function startComponent<S extends ConfigSpec>(
   const metrics = createMetricsRegistry(definition.name);
   const shutdown = new Shutdown({ logger, graceMs: common.SHUTDOWN_GRACE_MS });
 
-  const redis = new Redis(common.REDIS_URL, { lazyConnect: true });
-  redis.on('error', () => undefined);
-  void redis.connect().catch(() => undefined);
-  const leaseRedis = new Redis(common.REDIS_URL, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    lazyConnect: true,
-  });
-  leaseRedis.on('error', () => undefined);
-  void leaseRedis.connect().catch(() => undefined);
-
+  const redis = openRedis(common.REDIS_URL);
+  const failFastRedis = openRedis(common.REDIS_URL, 'failFast');
   const readiness = new ReadinessController({
     logger,
     metrics,
     intervalMs: common.READINESS_INTERVAL_MS,
     timeoutMs: common.READINESS_TIMEOUT_MS,
   });
-  const redisProbe = redisCheck(common.REDIS_URL);
-  readiness.add(redisProbe.check);
+  readiness.add(redisCheck(failFastRedis, redisTarget(common.REDIS_URL)));
   const queues = new JobQueues({ redisUrl: common.REDIS_URL, keyPrefix: common.CACHE_KEY_PREFIX, logger, metrics });
-
-  const leaderGauge = new Gauge({
-    name: 'leader_is_leader',
-    help: '1 while this replica holds the lease of a once-per-deployment loop',
-    labelNames: ['lease'],
-    registers: [metrics],
-  });
-  const leaderships: Leadership[] = [];
-  const identity = common.POD_NAME ?? `${hostname()}-${process.pid}`;
-  const lead = (name: string, loop: LeaderLoop): Leadership => {
-    leaderGauge.set({ lease: name }, 0);
-    const leadership = runAsLeader(
-      {
-        name,
-        identity,
-        lock: leaseLockFor(name, common, leaseRedis),
-        logger,
-        timing: {
-          leaseDurationMs: common.LEADER_LEASE_DURATION_MS,
-          renewDeadlineMs: common.LEADER_RENEW_DEADLINE_MS,
-          retryPeriodMs: common.LEADER_RETRY_PERIOD_MS,
-        },
-        onLeadershipChange: (leading) => leaderGauge.set({ lease: name }, leading ? 1 : 0),
-      },
-      loop,
-    );
-    leaderships.push(leadership);
-    return leadership;
-  };
+  const leaders = createLeaders(common, failFastRedis, logger, metrics);
+  const lead = leaders.lead;
 
   const runtime: ComponentRuntime<ConfigOf<S>> = { config, logger, redis, queues, readiness, metrics, shutdown, lead };
   const parts = await definition.setup(runtime);
 
   const eventLoop = new EventLoopWatch(common.LIVENESS_MAX_EVENT_LOOP_DELAY_MS);
-  const api = config as unknown as { QUEUES_UI?: boolean; QUEUES_BASIC_AUTH?: string; HTTP_JSON_LIMIT?: string };
-  const mounts: Mount[] = [];
-  if (parts.queueBoard && api.QUEUES_UI !== false) {
-    mounts.push(
-      queueBoard(queues.all(), {
-        path: '/queues',
-        ...(api.QUEUES_BASIC_AUTH ? { basicAuth: api.QUEUES_BASIC_AUTH } : {}),
-      }),
-    );
-  }
-  const { app } = createHttpApp({
-    logger,
-    metrics,
-    info: { title: definition.title, version: definition.version, description: definition.description },
-    routes: [
-      ...healthRoutes({ component: definition.name, version: definition.version, readiness, eventLoop, startedAt }),
-      metricsRoute(metrics),
-      ...(parts.routes ?? []),
-    ],
-    mounts,
-    ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
-  });
+  const app = componentHttpApp(
+    definition as unknown as ComponentDefinition<ConfigSpec>,
+    runtime,
+    parts,
+    eventLoop,
+    startedAt,
+  );
   readiness.start();
   const port = options.port ?? Number((config as Record<string, unknown>)[definition.portVariable]);
   const server = await listen(app, port);
@@ -195,13 +152,13 @@ export async function startComponent<S extends ConfigSpec>(
   shutdown
     .step('stop reporting ready', () => readiness.markShuttingDown())
     .step('stop HTTP', (remainingMs) => server.close(remainingMs))
-    .step('stop leader loops', () => Promise.all(leaderships.map((leadership) => leadership.stop())))
+    .step('stop leader loops', () => leaders.stopAll())
     .step('stop component', () => parts.stop?.())
     .step('drain workers and close queues', (remainingMs) => queues.close(Math.max(0, remainingMs - 1000)))
     .step('close connections', () => {
       readiness.stop();
       eventLoop.stop();
-      for (const connection of [redis, leaseRedis, redisProbe.connection]) connection.disconnect();
+      for (const connection of [redis, failFastRedis]) connection.disconnect();
     });
   if (options.handleSignals) shutdown.installSignalHandlers();
 

@@ -1,7 +1,8 @@
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
+import { openRedis } from '../redis/index.js';
 
 export type { Job, JobsOptions } from 'bullmq';
 
@@ -42,16 +43,8 @@ export class JobQueues {
   constructor(private readonly options: JobQueuesOptions) {
     this.prefix = `${options.keyPrefix}:bull`;
     // Producers fail fast while Redis is away (callers answer 503); consumers wait for it to come back.
-    this.producer = new Redis(options.redisUrl, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      lazyConnect: true,
-    });
-    this.consumerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    for (const connection of [this.producer, this.consumerConnection]) {
-      // Connection errors surface through readiness; without a listener ioredis would print them raw.
-      connection.on('error', () => undefined);
-    }
+    this.producer = openRedis(options.redisUrl, 'failFast');
+    this.consumerConnection = openRedis(options.redisUrl, 'blocking');
     const registers = [options.metrics];
     this.outcomes = new Counter({
       name: 'queue_jobs_processed_total',

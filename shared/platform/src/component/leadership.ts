@@ -1,0 +1,65 @@
+import { hostname } from 'node:os';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Redis } from 'ioredis';
+import { Gauge, type Registry } from 'prom-client';
+import {
+  KubernetesLeaseLock,
+  leaseObjectName,
+  RedisLeaseLock,
+  runAsLeader,
+  type LeaderLoop,
+  type Leadership,
+  type LeaseLock,
+} from '../leader/index.js';
+import type { Logger } from '../logging/index.js';
+import type { CommonConfig } from './variables.js';
+
+export interface Leaders {
+  /** Runs `loop` on one replica of the deployment at a time. */
+  lead(name: string, loop: LeaderLoop): Leadership;
+  /** Stops every loop and releases every lease. */
+  stopAll(): Promise<void>;
+}
+
+function lockFor(name: string, config: CommonConfig, redis: Redis): LeaseLock {
+  // Inside a cluster, with the pod's identity from the downward API, use a Kubernetes Lease.
+  if (config.POD_NAME && config.POD_NAMESPACE && process.env.KUBERNETES_SERVICE_HOST) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromCluster();
+    const object = leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`);
+    return new KubernetesLeaseLock(kubeConfig, config.POD_NAMESPACE, object);
+  }
+  return new RedisLeaseLock(redis, config.CACHE_KEY_PREFIX, name);
+}
+
+/** Leader election for a component: the lock that fits where it runs, its timing from the configuration, a gauge. */
+export function createLeaders(config: CommonConfig, redis: Redis, logger: Logger, metrics: Registry): Leaders {
+  const gauge = new Gauge({
+    name: 'leader_is_leader',
+    help: '1 while this replica holds the lease of a once-per-deployment loop',
+    labelNames: ['lease'],
+    registers: [metrics],
+  });
+  const identity = config.POD_NAME ?? `${hostname()}-${process.pid}`;
+  const timing = {
+    leaseDurationMs: config.LEADER_LEASE_DURATION_MS,
+    renewDeadlineMs: config.LEADER_RENEW_DEADLINE_MS,
+    retryPeriodMs: config.LEADER_RETRY_PERIOD_MS,
+  };
+  const all: Leadership[] = [];
+  return {
+    lead: (name, loop) => {
+      gauge.set({ lease: name }, 0);
+      const onLeadershipChange = (leading: boolean) => gauge.set({ lease: name }, leading ? 1 : 0);
+      const leadership = runAsLeader(
+        { name, identity, lock: lockFor(name, config, redis), logger, timing, onLeadershipChange },
+        loop,
+      );
+      all.push(leadership);
+      return leadership;
+    },
+    stopAll: async () => {
+      await Promise.all(all.map((leadership) => leadership.stop()));
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * How a connection behaves while Redis is away:
+ * - `queued`: commands wait for the reconnection (ioredis' default); for the component's own keys.
+ * - `failFast`: commands fail at once; for probes, leases and producers that must answer quickly.
+ * - `blocking`: commands wait without limit, as BullMQ workers require.
+ */
+export type RedisMode = 'queued' | 'failFast' | 'blocking';
+
+const MODES: Record<RedisMode, RedisOptions> = {
+  queued: {},
+  failFast: { enableOfflineQueue: false, maxRetriesPerRequest: 0 },
+  blocking: { maxRetriesPerRequest: null },
+};
+
+/**
+ * Opens a connection that starts connecting at once and keeps reconnecting. Connection errors are not
+ * logged here: an outage is reported once, by the readiness controller, instead of on every retry.
+ */
+export function openRedis(url: string, mode: RedisMode = 'queued'): Redis {
+  const connection = new Redis(url, { ...MODES[mode], lazyConnect: true });
+  connection.on('error', () => undefined);
+  void connection.connect().catch(() => undefined);
+  return connection;
+}
+
+/** `redis://host:port/db` with any credentials left out: safe for health output. */
+export function redisTarget(url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port ? `:${parsed.port}` : '';
+  const db = parsed.pathname === '/' ? '' : parsed.pathname;
+  return `${parsed.protocol}//${parsed.hostname}${port}${db}`;
+}

@@ -1,0 +1,2 @@
+export * from './connection.js';
+export * from './check.js';
