@@ -33,6 +33,7 @@ export default {
   projects: [
     project('platform', '<rootDir>/shared/platform'),
     project('devstack', '<rootDir>/shared/devstack'),
+    project('devchain', '<rootDir>/shared/devchain'),
     project('account', '<rootDir>/services/account'),
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),
