@@ -1,0 +1,108 @@
+import type { GenericExtrinsic } from '@polkadot/types';
+import type { Codec } from '@polkadot/types/types';
+import type { Runtime } from '../runtime/runtime.js';
+import type { AccountHex } from '../runtime/context.js';
+import { INVALID, TransactionRejected } from '../runtime/errors.js';
+import { readAccount, spendable } from '../pallets/balances.js';
+import { signatureParts, verifyExactly } from './signatures.js';
+import type { StateView } from './state.js';
+
+export type Hex = `0x${string}`;
+
+/** A decoded, signature-checked extrinsic and what the pool needs to order it. */
+export interface CheckedExtrinsic {
+  hash: Hex;
+  bytes: Uint8Array;
+  extrinsic: GenericExtrinsic;
+  signer?: AccountHex;
+  nonce: number;
+  tip: bigint;
+  fee: bigint;
+  /** Last block number in which it may be included. */
+  validUntil: number;
+}
+
+export interface ChainFacts {
+  genesisHash: Hex;
+  specVersion: number;
+  transactionVersion: number;
+  existentialDeposit: bigint;
+  baseFee: bigint;
+  byteFee: bigint;
+}
+
+/** The fee a signed extrinsic pays from its balance: a base fee, a length fee, and the tip. */
+export const feeOf = (facts: ChainFacts, length: number, tip: bigint) =>
+  facts.baseFee + BigInt(length) * facts.byteFee + tip;
+
+/**
+ * Validates an extrinsic against the state after block `current - 1` as the runtime's transaction
+ * extensions do: the signature over the exact signing payload (whose birth block hash comes from the era,
+ * so an expired era fails as a bad signature, as on a real node), nonce (stale or future), and fees.
+ */
+export function checkExtrinsic(
+  runtime: Runtime,
+  facts: ChainFacts,
+  state: StateView,
+  current: number,
+  bytes: Uint8Array,
+): CheckedExtrinsic & { future: boolean } {
+  let extrinsic: GenericExtrinsic;
+  try {
+    extrinsic = runtime.registry.createType('Extrinsic', bytes) as unknown as GenericExtrinsic;
+  } catch {
+    throw new TransactionRejected(1002, 'Verification Error', 'Could not decode the extrinsic');
+  }
+  const hash = extrinsic.hash.toHex() as Hex;
+  if (!extrinsic.isSigned) {
+    // Unsigned extrinsics are inherents, which only the block author adds.
+    throw INVALID.call();
+  }
+  const signerAddress = extrinsic.signer as unknown as {
+    isId: boolean;
+    asId: { toU8a(): Uint8Array; toHex(): string };
+  };
+  if (!signerAddress.isId) throw INVALID.badProof();
+  const signer = signerAddress.asId.toHex() as AccountHex;
+  const era = extrinsic.era;
+  const birth = era.isMortalEra ? era.asMortalEra.birth(current) : 0;
+  if (birth > current) throw INVALID.ancientBirthBlock();
+  const birthHash = runtime.storage.get(state, 'System', 'BlockHash', birth).toHex();
+  const payload = runtime.registry.createType(
+    'ExtrinsicPayload',
+    {
+      method: extrinsic.method.toHex(),
+      era,
+      nonce: extrinsic.nonce,
+      tip: extrinsic.tip,
+      specVersion: facts.specVersion,
+      transactionVersion: facts.transactionVersion,
+      genesisHash: facts.genesisHash,
+      blockHash: birthHash,
+      mode: extrinsic.mode,
+    },
+    { version: 4 },
+  );
+  let message = payload.toU8a({ method: true });
+  if (message.length > 256) message = runtime.registry.hash(message).toU8a();
+  const signature = signatureParts(
+    (extrinsic.inner as unknown as { signature: { multiSignature: Codec } }).signature.multiSignature,
+  );
+  if (!verifyExactly(message, signature, signerAddress.asId.toU8a())) throw INVALID.badProof();
+
+  const account = readAccount({ state, storage: runtime.storage }, signer);
+  const nonce = extrinsic.nonce.toNumber();
+  if (nonce < account.nonce) throw INVALID.stale();
+  const tip = extrinsic.tip.toBigInt();
+  const fee = feeOf(facts, extrinsic.encodedLength, tip);
+  // Capacity-paid calls are charged (and refused) by frequencyTxPayment itself.
+  if (paysFromBalance(runtime, extrinsic) && spendable(account, facts.existentialDeposit, false) < fee)
+    throw INVALID.payment();
+  const validUntil = era.isMortalEra ? era.asMortalEra.death(current) - 1 : Number.MAX_SAFE_INTEGER;
+  return { hash, bytes, extrinsic, signer, nonce, tip, fee, validUntil, future: nonce > account.nonce };
+}
+
+/** Whether the fee is paid in tokens (true) or with capacity (frequencyTxPayment calls). */
+export function paysFromBalance(runtime: Runtime, extrinsic: GenericExtrinsic): boolean {
+  return runtime.palletName(extrinsic.method.callIndex) !== 'FrequencyTxPayment';
+}

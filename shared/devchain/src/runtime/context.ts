@@ -1,0 +1,46 @@
+import type { TypeRegistry } from '@polkadot/types';
+import type { Call } from '@polkadot/types/interfaces';
+import type { Codec } from '@polkadot/types/types';
+import type { Overlay } from '../chain/state.js';
+import type { Storage } from '../chain/storage.js';
+
+/** Account ids travel as 0x-prefixed hex of the 32 bytes. */
+export type AccountHex = `0x${string}`;
+
+export type Origin = { type: 'signed'; who: AccountHex } | { type: 'root' } | { type: 'none' };
+
+/** Everything a call handler may touch. */
+export interface DispatchContext {
+  readonly origin: Origin;
+  readonly state: Overlay;
+  readonly storage: Storage;
+  readonly registry: TypeRegistry;
+  readonly blockNumber: number;
+  /** Emits `pallet.name` with the event's fields (camelCase names, anything the types accept). */
+  deposit(pallet: string, name: string, data?: Record<string, unknown> | unknown[]): void;
+  /** Dispatches a nested call (batches, sudo, capacity payment) under `origin`. */
+  dispatch(call: Call, origin: Origin): void;
+}
+
+/** A call's arguments by their camelCase names. */
+export type CallArgs = Record<string, Codec>;
+
+export type CallHandler = (context: DispatchContext, args: CallArgs) => void;
+
+/** What a block's start and end hooks see. */
+export interface BlockHookContext {
+  readonly state: Overlay;
+  readonly storage: Storage;
+  readonly registry: TypeRegistry;
+  readonly blockNumber: number;
+  deposit(pallet: string, name: string, data?: Record<string, unknown> | unknown[]): void;
+}
+
+/** A pallet's behaviour on the devchain: its calls, hooks and genesis. */
+export interface PalletRuntime {
+  name: string;
+  /** Handlers by camelCase call name; calls without one fail with `Other("not available on the devchain")`. */
+  calls?: Record<string, CallHandler>;
+  onInitialize?(context: BlockHookContext): void;
+  onFinalize?(context: BlockHookContext): void;
+}

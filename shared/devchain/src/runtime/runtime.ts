@@ -1,0 +1,111 @@
+import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/types';
+import type { Call } from '@polkadot/types/interfaces';
+import { compactToU8a, stringCamelCase, u8aConcat } from '@polkadot/util';
+import { Storage } from '../chain/storage.js';
+import type { RuntimeMetadata } from '../metadata/buildMetadata.js';
+import type { RuntimeFacts } from './facts.js';
+import { DispatchFailure, ModuleError } from './errors.js';
+import type { CallArgs, DispatchContext, PalletRuntime } from './context.js';
+
+interface PalletInfo {
+  index: number;
+  eventType?: number;
+  errors: Map<string, number>;
+}
+
+/**
+ * The devchain's runtime: the metadata-derived codecs plus the pallets that give calls their behaviour.
+ * It dispatches calls, encodes events and turns thrown errors into the runtime's DispatchError.
+ */
+export class Runtime {
+  readonly registry: TypeRegistry;
+  readonly metadata: Metadata;
+  readonly storage: Storage;
+  readonly facts: RuntimeFacts;
+  private readonly info = new Map<string, PalletInfo>();
+  private readonly pallets = new Map<string, PalletRuntime>();
+  private readonly tx: Record<string, Record<string, (...args: unknown[]) => Call>>;
+
+  constructor(
+    readonly built: RuntimeMetadata,
+    pallets: readonly PalletRuntime[],
+  ) {
+    this.registry = built.registry;
+    this.metadata = built.metadata;
+    this.facts = built.facts;
+    this.storage = new Storage(this.registry, this.metadata);
+    this.tx = expandMetadata(this.registry, this.metadata).tx as unknown as typeof this.tx;
+    for (const pallet of this.metadata.asV14.pallets) {
+      const errors = new Map<string, number>();
+      if (pallet.errors.isSome) {
+        const variants = this.registry.lookup.getSiType(pallet.errors.unwrap().type).def.asVariant.variants;
+        for (const variant of variants) errors.set(variant.name.toString(), variant.index.toNumber());
+      }
+      this.info.set(pallet.name.toString(), {
+        index: pallet.index.toNumber(),
+        ...(pallet.events.isSome ? { eventType: pallet.events.unwrap().type.toNumber() } : {}),
+        errors,
+      });
+    }
+    for (const pallet of pallets) this.pallets.set(pallet.name, pallet);
+  }
+
+  /** A call by section and method (camelCase, as in api.tx), with positional arguments. */
+  call(section: string, method: string, ...args: unknown[]): Call {
+    const make = this.tx[section]?.[method];
+    if (!make) throw new Error(`no call ${section}.${method}`);
+    return make(...args);
+  }
+
+  palletRuntimes(): PalletRuntime[] {
+    return [...this.pallets.values()];
+  }
+
+  private palletInfo(pallet: string): PalletInfo {
+    const info = this.info.get(pallet);
+    if (!info) throw new Error(`no pallet ${pallet} in the runtime`);
+    return info;
+  }
+
+  /** SCALE bytes of a RuntimeEvent: the pallet index, then the pallet's event enum. */
+  encodeEvent(pallet: string, name: string, data: Record<string, unknown> | unknown[] = {}): Uint8Array {
+    const info = this.palletInfo(pallet);
+    if (info.eventType === undefined) throw new Error(`pallet ${pallet} has no events`);
+    const event = this.registry.createType(this.registry.createLookupType(info.eventType), { [name]: data });
+    if (!(event as unknown as { type: string }).type || (event as unknown as { type: string }).type !== name) {
+      throw new Error(`pallet ${pallet} has no event ${name}`);
+    }
+    return u8aConcat([info.index], event.toU8a());
+  }
+
+  /** An EventRecord: phase, event, no topics. */
+  eventRecord(phase: { ApplyExtrinsic: number } | 'Finalization' | 'Initialization', event: Uint8Array): Uint8Array {
+    return u8aConcat(this.registry.createType('FrameSystemPhase', phase).toU8a(), event, compactToU8a(0));
+  }
+
+  /** The DispatchError value for something a dispatch threw. Unexpected errors propagate: they are bugs. */
+  dispatchError(error: unknown): Record<string, unknown> | string {
+    if (error instanceof ModuleError) {
+      const info = this.palletInfo(error.pallet);
+      const index = info.errors.get(error.error);
+      if (index === undefined) throw new Error(`pallet ${error.pallet} has no error ${error.error}`);
+      return { Module: { index: info.index, error: [index, 0, 0, 0] } };
+    }
+    if (error instanceof DispatchFailure) return error.dispatchError;
+    throw error;
+  }
+
+  dispatch(context: DispatchContext, call: Call): void {
+    const handler = this.pallets.get(this.palletName(call.callIndex))?.calls?.[stringCamelCase(call.method)];
+    // DispatchError::Other carries no bytes on chain; the message stays in the devchain's own log.
+    if (!handler) throw new DispatchFailure('Other');
+    const args = Object.fromEntries(call.argsEntries) as CallArgs;
+    handler(context, args);
+  }
+
+  palletName(callIndex: Uint8Array): string {
+    const index = callIndex[0] as number;
+    for (const [name, info] of this.info) if (info.index === index) return name;
+    throw new Error(`no pallet at index ${index}`);
+  }
+}
