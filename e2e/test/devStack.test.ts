@@ -24,7 +24,8 @@ const portIsFree = (port: number) =>
 async function freeOffset(): Promise<number> {
   for (;;) {
     const offset = 20_000 + Math.floor(Math.random() * 20_000);
-    const free = await Promise.all(Object.values(COMPONENTS).map(({ port }) => portIsFree(port + offset)));
+    const ports = [...Object.values(COMPONENTS).map(({ port }) => port), 9944];
+    const free = await Promise.all(ports.map((port) => portIsFree(port + offset)));
     if (free.every(Boolean)) return offset;
   }
 }
@@ -35,6 +36,7 @@ describe('make dev', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const env = { ...process.env };
     delete env.REDIS_URL;
+    delete env.FREQUENCY_API_WS_URL;
     const runner = spawn(
       process.execPath,
       ['--import', 'tsx', '--conditions=source', 'tools/src/dev.ts', '--port-offset', String(offset)],
@@ -75,6 +77,12 @@ describe('make dev', () => {
         }
       }
       expect(output.join('\n')).toContain(`http://localhost:${3013 + offset}/docs/swagger`);
+      const chain = await fetch(`http://127.0.0.1:${9944 + offset}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'system_chain', params: [] }),
+      });
+      expect(await chain.json()).toMatchObject({ result: 'Frequency Development (No Relay)' });
     } finally {
       runner.kill('SIGINT');
     }

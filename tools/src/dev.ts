@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { COMPONENTS, repositoryRoot, type ComponentEntry } from './components.js';
 import { ensureRedisServer } from './redisProvision.js';
@@ -54,7 +55,7 @@ async function waitUntilReady(running: Running, deadline: number): Promise<boole
   return false;
 }
 
-function printUrls(all: Running[], redisUrl: string): void {
+function printUrls(all: Running[], redisUrl: string, chainUrl: string): void {
   say('');
   say(paint(1, 'The gateway is up:'));
   for (const { component, port } of all) {
@@ -63,6 +64,7 @@ function printUrls(all: Running[], redisUrl: string): void {
     say(`  ${component.name.padEnd(width)}  ${base}  ready ${base}/readyz  metrics ${base}/metrics${extras}`);
   }
   say(`  ${'redis'.padEnd(width)}  ${redisUrl.replace(/\/\/[^@]*@/, '//')}`);
+  say(`  ${'chain'.padEnd(width)}  ${chainUrl}  (polkadot.js apps: ?rpc=${encodeURIComponent(chainUrl)})`);
   say('Press Ctrl-C to stop everything.');
 }
 
@@ -77,9 +79,17 @@ async function main(): Promise<void> {
     redisUrl = redis.url;
     say(`redis-server started on port ${redis.port}`);
   }
+  let devchain: Devchain | undefined;
+  let chainUrl = process.env.FREQUENCY_API_WS_URL;
+  if (!chainUrl) {
+    devchain = await startDevchain({ port: 9944 + portOffset, sealing: 'instant' });
+    chainUrl = devchain.url;
+    say(`devchain started on ${chainUrl} (instant sealing)`);
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: redisUrl,
+    FREQUENCY_API_WS_URL: chainUrl,
     ENVIRONMENT: process.env.ENVIRONMENT ?? 'dev',
     LOG_PRETTY: process.env.LOG_PRETTY ?? String(tty),
     ...(tty ? { FORCE_COLOR: '1' } : {}),
@@ -94,6 +104,7 @@ async function main(): Promise<void> {
     for (const running of all) running.child.kill('SIGTERM');
     const codes = await Promise.all(all.map((running) => running.exited));
     await redis?.stop();
+    await devchain?.close();
     const failed = all.filter((_, i) => codes[i] !== 0 && codes[i] !== null).map((r) => r.component.name);
     say(failed.length === 0 ? 'stopped.' : `stopped; ${failed.join(', ')} exited with an error.`);
     process.exit(failed.length === 0 ? 0 : 1);
@@ -109,7 +120,7 @@ async function main(): Promise<void> {
   const deadline = Date.now() + 60_000;
   const ready = await Promise.all(all.map((running) => waitUntilReady(running, deadline)));
   if (stopping) return;
-  if (ready.every(Boolean)) printUrls(all, redisUrl);
+  if (ready.every(Boolean)) printUrls(all, redisUrl, chainUrl);
   else
     say(
       `not ready after 60 s: ${all

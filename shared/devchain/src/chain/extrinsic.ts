@@ -1,5 +1,7 @@
 import type { GenericExtrinsic } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
+import { hexToU8a } from '@polkadot/util';
+import { accountOfAddress } from '../runtime/codecs.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { AccountHex } from '../runtime/context.js';
 import { INVALID, TransactionRejected } from '../runtime/errors.js';
@@ -58,12 +60,8 @@ export function checkExtrinsic(
     // Unsigned extrinsics are inherents, which only the block author adds.
     throw INVALID.call();
   }
-  const signerAddress = extrinsic.signer as unknown as {
-    isId: boolean;
-    asId: { toU8a(): Uint8Array; toHex(): string };
-  };
-  if (!signerAddress.isId) throw INVALID.badProof();
-  const signer = signerAddress.asId.toHex() as AccountHex;
+  const signer = accountOfAddress(extrinsic.signer);
+  if (!signer) throw INVALID.badProof();
   const era = extrinsic.era;
   const birth = era.isMortalEra ? era.asMortalEra.birth(current) : 0;
   if (birth > current) throw INVALID.ancientBirthBlock();
@@ -88,7 +86,7 @@ export function checkExtrinsic(
   const signature = signatureParts(
     (extrinsic.inner as unknown as { signature: { multiSignature: Codec } }).signature.multiSignature,
   );
-  if (!verifyExactly(message, signature, signerAddress.asId.toU8a())) throw INVALID.badProof();
+  if (!verifyExactly(message, signature, hexToU8a(signer))) throw INVALID.badProof();
 
   const account = readAccount({ state, storage: runtime.storage }, signer);
   const nonce = extrinsic.nonce.toNumber();

@@ -54,6 +54,9 @@ export class TransactionPool {
     this.byHash.set(extrinsic.hash, extrinsic);
     if (!future) this.promoted.add(extrinsic.hash);
     this.notify(extrinsic.hash, future ? 'future' : 'ready');
+    // A ready extrinsic may close the gap in front of waiting ones: they become ready now.
+    if (!future)
+      for (let next = extrinsic.nonce + 1; nonces.has(next); next++) this.promote(nonces.get(next) as CheckedExtrinsic);
   }
 
   /** The extrinsics to try in the next block: per sender, consecutive nonces from its account nonce. */

@@ -2,6 +2,7 @@ import type { Codec } from '@polkadot/types/types';
 import type { StateView } from '../chain/state.js';
 import type { Storage } from '../chain/storage.js';
 import { DispatchFailure } from '../runtime/errors.js';
+import { accountOfAddress, bigintOf } from '../runtime/codecs.js';
 import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../runtime/context.js';
 
 type Context = DispatchContext | BlockHookContext;
@@ -117,12 +118,12 @@ const signer = (context: DispatchContext): AccountHex => {
 };
 
 const destination = (value: Codec): AccountHex => {
-  const address = value as unknown as { isId: boolean; asId: Codec };
-  if (!address.isId) throw new DispatchFailure({ Token: 'UnknownAsset' });
-  return address.asId.toHex() as AccountHex;
+  const account = accountOfAddress(value);
+  if (!account) throw new DispatchFailure({ Token: 'UnknownAsset' });
+  return account;
 };
 
-const amountOf = (value: Codec) => (value as unknown as { toBigInt(): bigint }).toBigInt();
+const amountOf = bigintOf;
 
 export function balancesPallet(ed: bigint): PalletRuntime {
   return {

@@ -41,6 +41,8 @@ export interface PalletRuntime {
   name: string;
   /** Handlers by camelCase call name; calls without one fail with `Other("not available on the devchain")`. */
   calls?: Record<string, CallHandler>;
+  /** Writes the pallet's genesis state (block 0). */
+  genesis?(context: BlockHookContext): void;
   onInitialize?(context: BlockHookContext): void;
   onFinalize?(context: BlockHookContext): void;
 }

@@ -1,5 +1,6 @@
 import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/types';
 import type { Call } from '@polkadot/types/interfaces';
+import type { Codec } from '@polkadot/types/types';
 import { compactToU8a, stringCamelCase, u8aConcat } from '@polkadot/util';
 import { Storage } from '../chain/storage.js';
 import type { RuntimeMetadata } from '../metadata/buildMetadata.js';
@@ -55,6 +56,13 @@ export class Runtime {
     const make = this.tx[section]?.[method];
     if (!make) throw new Error(`no call ${section}.${method}`);
     return make(...args);
+  }
+
+  /** The runtime version, as the System.Version constant holds it. */
+  version(): Codec {
+    const system = this.metadata.asV14.pallets.find((pallet) => pallet.name.toString() === 'System');
+    const value = system?.constants.find((constant) => constant.name.toString() === 'Version')?.value;
+    return this.registry.createType('RuntimeVersion', value?.toU8a(true));
   }
 
   palletRuntimes(): PalletRuntime[] {

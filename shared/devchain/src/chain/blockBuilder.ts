@@ -1,0 +1,156 @@
+import type { Header } from '@polkadot/types/interfaces';
+import { compactToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
+import { debit, readAccount, writeAccount } from '../pallets/balances.js';
+import type { AccountHex, DispatchContext, Origin } from '../runtime/context.js';
+import { DispatchFailure, INVALID, type TransactionRejected } from '../runtime/errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { paysFromBalance, type ChainFacts, type CheckedExtrinsic, type Hex } from './extrinsic.js';
+import { Overlay, type Key, type StateView } from './state.js';
+
+export interface Block {
+  number: number;
+  hash: Hex;
+  header: Header;
+  extrinsics: Hex[];
+  timestamp: number;
+}
+
+type Phase = { ApplyExtrinsic: number } | 'Initialization' | 'Finalization';
+
+const DISPATCH_INFO = { weight: { refTime: 100_000_000, proofSize: 0 }, class: 'Normal', paysFee: 'Yes' };
+
+/**
+ * Builds one block on top of `parent`: initialisation, the timestamp inherent, each ready extrinsic in its
+ * own transactional layer (fee and nonce committed even when the call fails, as on chain), finalisation,
+ * then the header. Events are written to System.Events exactly as the runtime records them.
+ */
+export class BlockBuilder {
+  private readonly overlay: Overlay;
+  private readonly events: Uint8Array[] = [];
+  private readonly extrinsics: Uint8Array[] = [];
+  readonly number: number;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly facts: ChainFacts,
+    parentState: StateView,
+    private readonly parent: Block,
+    private readonly timestamp: number,
+  ) {
+    this.overlay = new Overlay(parentState);
+    this.number = parent.number + 1;
+  }
+
+  private deposit(phase: Phase) {
+    return (pallet: string, name: string, data?: Record<string, unknown> | unknown[]) =>
+      this.events.push(this.runtime.eventRecord(phase, this.runtime.encodeEvent(pallet, name, data)));
+  }
+
+  private context(origin: Origin, phase: Phase): DispatchContext {
+    return {
+      origin,
+      state: this.overlay,
+      storage: this.runtime.storage,
+      registry: this.runtime.registry,
+      blockNumber: this.number,
+      deposit: this.deposit(phase),
+      dispatch: (call, nestedOrigin) => this.runtime.dispatch(this.context(nestedOrigin, phase), call),
+    };
+  }
+
+  private hookContext(phase: Phase) {
+    const { overlay: state, runtime } = this;
+    return {
+      state,
+      storage: runtime.storage,
+      registry: runtime.registry,
+      blockNumber: this.number,
+      deposit: this.deposit(phase),
+    };
+  }
+
+  initialize(): void {
+    const { storage } = this.runtime;
+    storage.set(this.overlay, 'System', 'Number', [], this.number);
+    storage.set(this.overlay, 'System', 'ParentHash', [], this.parent.hash);
+    storage.set(this.overlay, 'System', 'BlockHash', [this.parent.number], this.parent.hash);
+    storage.set(this.overlay, 'System', 'Events', [], undefined);
+    storage.set(this.overlay, 'System', 'EventCount', [], undefined);
+    for (const pallet of this.runtime.palletRuntimes()) pallet.onInitialize?.(this.hookContext('Initialization'));
+    const inherent = this.runtime.registry.createType('Extrinsic', {
+      method: this.runtime.call('timestamp', 'set', this.timestamp),
+    });
+    const phase = { ApplyExtrinsic: this.extrinsics.length };
+    this.runtime.dispatch(this.context({ type: 'none' }, phase), inherent.method as never);
+    this.deposit(phase)('System', 'ExtrinsicSuccess', { dispatchInfo: { ...DISPATCH_INFO, class: 'Mandatory' } });
+    this.extrinsics.push(inherent.toU8a());
+  }
+
+  /** Applies a signed extrinsic, or rejects it when its nonce or fee no longer hold. */
+  apply(extrinsic: CheckedExtrinsic): TransactionRejected | undefined {
+    const signer = extrinsic.signer as AccountHex;
+    const phase = { ApplyExtrinsic: this.extrinsics.length };
+    const context = this.context({ type: 'signed', who: signer }, phase);
+    const account = readAccount(context, signer);
+    if (extrinsic.nonce !== account.nonce) return INVALID.stale();
+    const chargesBalance = paysFromBalance(this.runtime, extrinsic.extrinsic);
+    try {
+      this.overlay.transactional(() => {
+        if (chargesBalance) debit(context, signer, extrinsic.fee, this.facts.existentialDeposit, true);
+      });
+    } catch (error) {
+      if (error instanceof DispatchFailure) return INVALID.payment();
+      throw error;
+    }
+    if (chargesBalance) context.deposit('Balances', 'Withdraw', { who: signer, amount: extrinsic.fee });
+    const nonced = readAccount(context, signer);
+    nonced.nonce += 1;
+    writeAccount(context, signer, nonced);
+    let failure: Record<string, unknown> | string | undefined;
+    try {
+      this.overlay.transactional(() => this.runtime.dispatch(context, extrinsic.extrinsic.method as never));
+    } catch (error) {
+      failure = this.runtime.dispatchError(error);
+    }
+    if (chargesBalance) {
+      context.deposit('TransactionPayment', 'TransactionFeePaid', {
+        who: signer,
+        actualFee: extrinsic.fee - extrinsic.tip,
+        tip: extrinsic.tip,
+      });
+    }
+    if (failure === undefined) context.deposit('System', 'ExtrinsicSuccess', { dispatchInfo: DISPATCH_INFO });
+    else context.deposit('System', 'ExtrinsicFailed', { dispatchError: failure, dispatchInfo: DISPATCH_INFO });
+    this.extrinsics.push(extrinsic.bytes);
+    return undefined;
+  }
+
+  finish(parentStateRoot: Uint8Array): { block: Block; changes: ReadonlyMap<Key, Uint8Array | undefined> } {
+    const { registry, storage } = this.runtime;
+    for (const pallet of this.runtime.palletRuntimes()) pallet.onFinalize?.(this.hookContext('Finalization'));
+    this.overlay.set(storage.key('System', 'Events'), u8aConcat(compactToU8a(this.events.length), ...this.events));
+    storage.set(this.overlay, 'System', 'EventCount', [], this.events.length);
+    const changes = this.overlay.changes();
+    const changeDigest = [...changes.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([key, value]) =>
+        u8aConcat(registry.hash(key as never).toU8a(), value ? registry.hash(value).toU8a() : new Uint8Array()),
+      );
+    const header = registry.createType<Header>('Header', {
+      parentHash: this.parent.hash,
+      number: this.number,
+      // Not a trie root: a digest of the parent root and this block's changes, unique per state.
+      stateRoot: registry.hash(u8aConcat(parentStateRoot, ...changeDigest)),
+      extrinsicsRoot: registry.hash(u8aConcat(compactToU8a(this.extrinsics.length), ...this.extrinsics)),
+      digest: { logs: [] },
+    });
+    const block: Block = {
+      number: this.number,
+      hash: header.hash.toHex() as Hex,
+      header,
+      extrinsics: this.extrinsics.map((bytes) => u8aToHex(bytes) as Hex),
+      timestamp: this.timestamp,
+    };
+    return { block, changes };
+  }
+}

@@ -1,0 +1,55 @@
+// devchain: a Frequency development chain on one port (WebSocket and HTTP JSON-RPC).
+import { parseArgs } from 'node:util';
+import { startDevchain } from './devchain.js';
+
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval] [--block-time 6000] [--finality-lag 0]`;
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '9944' },
+      host: { type: 'string', default: '127.0.0.1' },
+      sealing: { type: 'string', default: 'instant' },
+      'block-time': { type: 'string' },
+      'finality-lag': { type: 'string', default: '0' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const problems: string[] = [];
+  const integer = (name: string, text: string | undefined, min: number) => {
+    const value = Number(text);
+    if (text !== undefined && (!Number.isInteger(value) || value < min))
+      problems.push(`--${name} must be an integer ≥ ${min}`);
+    return text === undefined ? undefined : value;
+  };
+  const sealing = values.sealing;
+  if (sealing !== 'instant' && sealing !== 'interval') problems.push('--sealing must be instant or interval');
+  const options = {
+    port: integer('port', values.port, 0) ?? 9944,
+    host: values.host ?? '127.0.0.1',
+    sealing: sealing as 'instant' | 'interval',
+    blockTimeMs: integer('block-time', values['block-time'], 1),
+    finalityLag: integer('finality-lag', values['finality-lag'], 0) ?? 0,
+  };
+  if (values.help || problems.length > 0) {
+    process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
+    process.exit(values.help ? 0 : 2);
+  }
+  return options;
+}
+
+const options = parse();
+const devchain = await startDevchain({
+  port: options.port,
+  host: options.host,
+  sealing: options.sealing,
+  finalityLag: options.finalityLag,
+  ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+  onInternalError: (error, method) => process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
+});
+process.stdout.write(
+  `devchain: ${options.sealing} sealing, finality lag ${options.finalityLag}, listening on ${devchain.url} (HTTP ${devchain.httpUrl})\n`,
+);
+const stop = () => void devchain.close().then(() => process.exit(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,76 @@
+import { Chain, type Sealing } from './chain/chain.js';
+import { accountHex, devKeyring } from './genesis/devAccounts.js';
+import { buildMetadata } from './metadata/buildMetadata.js';
+import { balancesPallet } from './pallets/balances.js';
+import { systemPallet } from './pallets/system.js';
+import { timestampPallet } from './pallets/timestamp.js';
+import { RpcMethods } from './rpc/methods.js';
+import { serveRpc } from './rpc/server.js';
+import { Runtime } from './runtime/runtime.js';
+
+export interface DevchainOptions {
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  host?: string;
+  sealing?: Sealing;
+  /** Interval sealing: time between blocks; instant sealing: pace of the blocks that let finality catch up. */
+  blockTimeMs?: number;
+  /** How many blocks the finalized head trails the best block. */
+  finalityLag?: number;
+  now?: () => number;
+  onInternalError?: (error: unknown, method: string) => void;
+}
+
+export interface Devchain {
+  /** ws://… for WsProvider */
+  url: string;
+  /** http://… for one-shot JSON-RPC calls */
+  httpUrl: string;
+  port: number;
+  chain: Chain;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** Starts a devchain: builds the runtime, writes genesis, seals blocks and serves JSON-RPC. */
+export async function startDevchain(options: DevchainOptions = {}): Promise<Devchain> {
+  const built = await buildMetadata();
+  const { facts } = built;
+  const balances = facts.constants.Balances as Record<string, { value: unknown }>;
+  const existentialDeposit = BigInt(String(balances.existentialDeposit?.value ?? 0));
+  const runtime = new Runtime(built, [systemPallet(), timestampPallet(), balancesPallet(existentialDeposit)]);
+  const keyring = await devKeyring(facts.chain.ss58Prefix);
+  const endowment = BigInt((facts.devGenesis.balances as { endowment: string }).endowment);
+  const chain = new Chain(runtime, {
+    sealing: options.sealing ?? 'instant',
+    blockTimeMs: options.blockTimeMs ?? (options.sealing === 'interval' ? facts.chain.blockTimeMs : 100),
+    finalityLag: options.finalityLag ?? 0,
+    endowed: keyring.getPairs().map((pair) => ({ account: accountHex(pair), free: endowment })),
+    facts: {
+      specVersion: facts.runtimeVersion.specVersion,
+      transactionVersion: facts.runtimeVersion.transactionVersion,
+      existentialDeposit,
+      // Stand-ins for the weight-based fee: a base fee of 0.001 UNIT plus the runtime's per-byte fee.
+      baseFee: 100_000n,
+      byteFee: BigInt(String((facts.chain as unknown as { transactionByteFee: number }).transactionByteFee)),
+    },
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const server = await serveRpc(new RpcMethods(chain), {
+    port: options.port ?? 0,
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+  });
+  chain.start();
+  return {
+    url: server.url,
+    httpUrl: server.httpUrl,
+    port: server.port,
+    chain,
+    runtime,
+    close: async () => {
+      chain.stop();
+      await server.close();
+    },
+  };
+}

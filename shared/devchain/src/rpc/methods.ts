@@ -1,0 +1,245 @@
+import type { Header } from '@polkadot/types/interfaces';
+import { hexToU8a, isHex, u8aToHex } from '@polkadot/util';
+import { blake2AsHex, decodeAddress } from '@polkadot/util-crypto';
+import type { Block } from '../chain/blockBuilder.js';
+import type { Chain } from '../chain/chain.js';
+import type { Hex } from '../chain/extrinsic.js';
+import type { TransactionStatus } from '../chain/pool.js';
+import type { Key } from '../chain/state.js';
+import type { AccountHex } from '../runtime/context.js';
+import { TransactionRejected } from '../runtime/errors.js';
+import { invalidParams, RpcError } from './errors.js';
+import { runtimeCall } from './runtimeCalls.js';
+
+/** Pushes subscription results to the client; returns nothing. */
+export type Sink = (result: unknown) => void;
+type Unsubscribe = () => void;
+
+type Handler = (params: unknown[]) => unknown;
+type Subscription = (sink: Sink, params: unknown[]) => Unsubscribe;
+
+/** A subscription method, its unsubscribe method and the notification method name of its messages. */
+export interface SubscriptionSpec {
+  subscribe: string;
+  unsubscribe: string;
+  /** Other names a node accepts for the same methods (polkadot-js uses some of them). */
+  aliases?: { subscribe: string[]; unsubscribe: string[] };
+  notification: string;
+  start: Subscription;
+}
+
+export const NODE_NAME = 'frequency-devchain';
+export const NODE_VERSION = '2.0.1-devchain';
+
+export function headerJson(header: Header): Record<string, unknown> {
+  return header.toJSON() as Record<string, unknown>;
+}
+
+/**
+ * The Substrate JSON-RPC methods polkadot-js uses, over the devchain. Results are JSON values as a node
+ * sends them; errors are RpcError with the node's codes.
+ */
+export class RpcMethods {
+  readonly handlers: Record<string, Handler>;
+  readonly subscriptions: SubscriptionSpec[];
+
+  constructor(private readonly chain: Chain) {
+    this.handlers = this.buildHandlers();
+    this.subscriptions = this.buildSubscriptions();
+  }
+
+  names(): string[] {
+    return [
+      ...Object.keys(this.handlers),
+      ...this.subscriptions.flatMap((spec) => [
+        spec.subscribe,
+        spec.unsubscribe,
+        ...(spec.aliases?.subscribe ?? []),
+        ...(spec.aliases?.unsubscribe ?? []),
+      ]),
+    ].sort();
+  }
+
+  private block(at: unknown): Block {
+    if (at === undefined || at === null) return this.chain.best;
+    if (typeof at !== 'string' || !isHex(at, 256)) throw invalidParams('block hash must be 0x-prefixed 32 bytes');
+    const block = this.chain.blockByHash(at);
+    if (!block) throw new RpcError(4003, `Client error: UnknownBlock: State already discarded for ${at}`);
+    return block;
+  }
+
+  private blockJson(block: Block) {
+    return { block: { header: headerJson(block.header), extrinsics: block.extrinsics }, justifications: null };
+  }
+
+  private storageValue(key: unknown, at: unknown): Hex | null {
+    if (typeof key !== 'string' || !isHex(key)) throw invalidParams('storage key must be hex');
+    const value = this.chain.stateAt(this.block(at)).get(key.toLowerCase() as Key);
+    return value === undefined ? null : (u8aToHex(value) as Hex);
+  }
+
+  private runtimeVersion() {
+    return this.chain.runtime.version().toJSON();
+  }
+
+  private buildHandlers(): Record<string, Handler> {
+    const chain = this.chain;
+    const { facts } = chain.runtime;
+    return {
+      rpc_methods: () => ({ version: 1, methods: this.names() }),
+      system_chain: () => facts.chain.devChainSpec.name,
+      system_name: () => NODE_NAME,
+      system_version: () => NODE_VERSION,
+      system_chainType: () => facts.chain.devChainSpec.chainType,
+      system_properties: () => facts.chain.devChainSpec.properties,
+      system_health: () => ({ peers: 0, isSyncing: false, shouldHavePeers: false }),
+      system_localPeerId: () => '12D3KooWDevchainDevchainDevchainDevchainDevchain1',
+      system_nodeRoles: () => ['Authority'],
+      system_syncState: () => ({ startingBlock: 0, currentBlock: chain.best.number, highestBlock: chain.best.number }),
+      system_accountNextIndex: ([address]) => {
+        const account = u8aToHex(decodeAddress(address as string)) as AccountHex;
+        const pending = chain.pool
+          .pending()
+          .filter((xt) => xt.signer === account)
+          .map((xt) => xt.nonce);
+        let next = chain.accountNonce(account);
+        while (pending.includes(next)) next++;
+        return next;
+      },
+      chain_getBlockHash: ([number]) => {
+        if (number === undefined || number === null) return chain.best.hash;
+        const value =
+          typeof number === 'string' ? Number.parseInt(number, number.startsWith('0x') ? 16 : 10) : Number(number);
+        return chain.blockByNumber(value)?.hash ?? null;
+      },
+      chain_getHeader: ([at]) => headerJson(this.block(at).header),
+      chain_getBlock: ([at]) => this.blockJson(this.block(at)),
+      chain_getFinalizedHead: () => chain.finalized.hash,
+      state_getMetadata: () => u8aToHex(chain.runtime.built.v14),
+      state_getRuntimeVersion: () => this.runtimeVersion(),
+      state_getStorage: ([key, at]) => this.storageValue(key, at),
+      state_getStorageHash: ([key, at]) => {
+        const value = this.storageValue(key, at);
+        return value === null ? null : blake2AsHex(hexToU8a(value));
+      },
+      state_getStorageSize: ([key, at]) => {
+        const value = this.storageValue(key, at);
+        return value === null ? null : (value.length - 2) / 2;
+      },
+      state_queryStorageAt: ([keys, at]) => {
+        const block = this.block(at);
+        return [
+          { block: block.hash, changes: (keys as string[]).map((key) => [key, this.storageValue(key, block.hash)]) },
+        ];
+      },
+      state_getKeysPaged: ([prefix, count, startKey, at]) =>
+        chain
+          .stateAt(this.block(at))
+          .keys(((prefix as string | undefined) ?? '0x').toLowerCase() as Key)
+          .filter((key) => !startKey || key > (startKey as string).toLowerCase())
+          .slice(0, Number(count)),
+      state_getKeys: ([prefix, at]) => chain.stateAt(this.block(at)).keys((prefix as string).toLowerCase() as Key),
+      state_call: ([method, data, at]) => runtimeCall(chain, String(method), hexToU8a(String(data)), this.block(at)),
+      payment_queryInfo: ([extrinsic, at]) => {
+        const bytes = runtimeCall(
+          chain,
+          'TransactionPaymentApi_query_info',
+          hexToU8a(String(extrinsic)),
+          this.block(at),
+        );
+        return chain.runtime.registry.createType('RuntimeDispatchInfo', bytes).toJSON();
+      },
+      author_submitExtrinsic: ([extrinsic]) => this.submit(extrinsic),
+      author_pendingExtrinsics: () => chain.pool.pending().map((xt) => u8aToHex(xt.bytes)),
+    };
+  }
+
+  private submit(extrinsic: unknown, watcher?: (status: TransactionStatus) => void): Hex {
+    if (typeof extrinsic !== 'string' || !isHex(extrinsic)) throw invalidParams('extrinsic must be hex');
+    try {
+      return this.chain.submit(hexToU8a(extrinsic), watcher);
+    } catch (error) {
+      if (error instanceof TransactionRejected) throw new RpcError(error.code, error.rpcMessage, error.data);
+      throw error;
+    }
+  }
+
+  private onBlock(event: 'block' | 'finalized', listener: (block: Block) => void): Unsubscribe {
+    this.chain.on(event, listener);
+    return () => this.chain.off(event, listener);
+  }
+
+  private buildSubscriptions(): SubscriptionSpec[] {
+    const chain = this.chain;
+    const heads =
+      (event: 'block' | 'finalized', current: () => Block): Subscription =>
+      (sink) => {
+        sink(headerJson(current().header));
+        return this.onBlock(event, (block) => sink(headerJson(block.header)));
+      };
+    return [
+      {
+        subscribe: 'chain_subscribeNewHeads',
+        unsubscribe: 'chain_unsubscribeNewHeads',
+        aliases: {
+          subscribe: ['chain_subscribeNewHead', 'subscribe_newHead'],
+          unsubscribe: ['chain_unsubscribeNewHead', 'unsubscribe_newHead'],
+        },
+        notification: 'chain_newHead',
+        start: heads('block', () => chain.best),
+      },
+      {
+        subscribe: 'chain_subscribeAllHeads',
+        unsubscribe: 'chain_unsubscribeAllHeads',
+        notification: 'chain_allHead',
+        start: heads('block', () => chain.best),
+      },
+      {
+        subscribe: 'chain_subscribeFinalizedHeads',
+        unsubscribe: 'chain_unsubscribeFinalizedHeads',
+        aliases: { subscribe: ['chain_subscribeFinalisedHeads'], unsubscribe: ['chain_unsubscribeFinalisedHeads'] },
+        notification: 'chain_finalizedHead',
+        start: heads('finalized', () => chain.finalized),
+      },
+      {
+        subscribe: 'state_subscribeRuntimeVersion',
+        unsubscribe: 'state_unsubscribeRuntimeVersion',
+        aliases: { subscribe: ['chain_subscribeRuntimeVersion'], unsubscribe: ['chain_unsubscribeRuntimeVersion'] },
+        notification: 'state_runtimeVersion',
+        start: (sink) => (sink(this.runtimeVersion()), () => undefined),
+      },
+      {
+        subscribe: 'state_subscribeStorage',
+        unsubscribe: 'state_unsubscribeStorage',
+        notification: 'state_storage',
+        start: (sink, [keys]) => {
+          const watched = ((keys as string[] | undefined) ?? []).map((key) => key.toLowerCase());
+          let last = new Map(watched.map((key) => [key, this.storageValue(key, chain.best.hash)]));
+          sink({ block: chain.best.hash, changes: [...last] });
+          return this.onBlock('block', (block) => {
+            const now = new Map(watched.map((key) => [key, this.storageValue(key, block.hash)]));
+            const changed = [...now].filter(([key, value]) => last.get(key) !== value);
+            last = now;
+            if (changed.length > 0) sink({ block: block.hash, changes: changed });
+          });
+        },
+      },
+      {
+        subscribe: 'author_submitAndWatchExtrinsic',
+        unsubscribe: 'author_unwatchExtrinsic',
+        notification: 'author_extrinsicUpdate',
+        start: (sink, [extrinsic]) => {
+          let active = true;
+          // Statuses go out only after the subscription id has reached the client.
+          let queued: TransactionStatus[] | undefined = [];
+          this.submit(extrinsic, (status) => (queued ? queued.push(status) : active && sink(status)));
+          setImmediate(() => {
+            for (const status of queued ?? []) if (active) sink(status);
+            queued = undefined;
+          });
+          return () => (active = false);
+        },
+      },
+    ];
+  }
+}

@@ -1,0 +1,133 @@
+import { connect, submit, type Connected } from './support/client.js';
+
+const UNIT = 10n ** 8n;
+
+describe('the devchain with a real @polkadot/api client over WebSocket', () => {
+  let c: Connected;
+  beforeAll(async () => (c = await connect()));
+  afterAll(async () => c.close());
+
+  const free = async (address: string) => (await c.api.query.system.account(address)).data.free.toBigInt();
+
+  it('presents itself as a standalone Frequency development node', async () => {
+    expect(c.api.runtimeVersion.specName.toString()).toBe('frequency-testnet');
+    expect(c.api.runtimeVersion.specVersion.toNumber()).toBe(189);
+    expect((await c.api.rpc.system.chain()).toString()).toBe('Frequency Development (No Relay)');
+    expect((await c.api.rpc.system.properties()).tokenSymbol.unwrap()[0]?.toString()).toBe('UNIT');
+    expect(c.api.consts.balances.existentialDeposit.toBigInt()).toBe(1_000_000n);
+    expect(c.api.genesisHash.toHex()).toBe((await c.api.rpc.chain.getBlockHash(0)).toHex());
+  });
+
+  it('takes a signed transfer through Ready, InBlock and Finalized, with the runtime events and fees', async () => {
+    const before = { alice: await free(c.alice.address), bob: await free(c.bob.address) };
+    const nonce = (await c.api.rpc.system.accountNextIndex(c.alice.address)).toNumber();
+    const { statuses, result } = await submit(c.api.tx.balances.transferKeepAlive(c.bob.address, 5n * UNIT), c.alice);
+    expect(statuses).toEqual(['Ready', 'InBlock', 'Finalized']);
+    expect(result.events.map(({ event }) => `${event.section}.${event.method}`)).toEqual([
+      'balances.Withdraw',
+      'balances.Transfer',
+      'transactionPayment.TransactionFeePaid',
+      'system.ExtrinsicSuccess',
+    ]);
+    const fee = result.events.find(({ event }) => event.method === 'TransactionFeePaid')!.event.data[1]!.toString();
+    expect(await free(c.bob.address)).toBe(before.bob + 5n * UNIT);
+    expect(await free(c.alice.address)).toBe(before.alice - 5n * UNIT - BigInt(fee));
+    const priced = await c.api.tx.balances.transferKeepAlive(c.bob.address, 5n * UNIT).signAsync(c.alice, { nonce });
+    const queried = await c.api.call.transactionPaymentApi.queryInfo(priced.toHex(), priced.encodedLength);
+    expect(queried.partialFee.toBigInt()).toBe(BigInt(fee));
+  });
+
+  it('reports a failed call as ExtrinsicFailed with the runtime error, and still charges the fee', async () => {
+    const { result } = await submit(c.api.tx.balances.transferKeepAlive(c.charlie.address, 2n ** 62n), c.bob);
+    expect(result.dispatchError?.isToken).toBe(true);
+    expect(result.dispatchError?.asToken.type).toBe('FundsUnavailable');
+    expect(result.events.map(({ event }) => event.method)).toContain('ExtrinsicFailed');
+    expect((await c.api.query.system.account(c.bob.address)).nonce.toNumber()).toBeGreaterThan(0);
+  });
+
+  it('rejects a bad signature and a stale nonce as a node does', async () => {
+    const tx = c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT);
+    await tx.signAsync(c.alice);
+    const tampered = tx.toU8a();
+    tampered[tampered.length - 1] = (tampered[tampered.length - 1] as number) ^ 1;
+    await expect(c.api.rpc.author.submitExtrinsic(tampered)).rejects.toThrow(
+      '1010: Invalid Transaction: Transaction has a bad signature',
+    );
+    const stale = c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT);
+    await stale.signAsync(c.alice, { nonce: 0 });
+    await expect(c.api.rpc.author.submitExtrinsic(stale)).rejects.toThrow(
+      '1010: Invalid Transaction: Transaction is outdated',
+    );
+  });
+
+  it('holds a future nonce until the gap closes, then includes both in order', async () => {
+    const nonce = (await c.api.rpc.system.accountNextIndex(c.charlie.address)).toNumber();
+    const later = submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.charlie, { nonce: nonce + 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(c.devchain.chain.pool.size).toBe(1);
+    const first = await submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.charlie, { nonce });
+    const second = await later;
+    expect(first.statuses).toEqual(['Ready', 'InBlock', 'Finalized']);
+    expect(second.statuses).toEqual(['Future', 'Ready', 'InBlock', 'Finalized']);
+    expect((await c.api.query.system.account(c.charlie.address)).nonce.toNumber()).toBe(nonce + 2);
+  });
+
+  it('answers queries at past blocks from the state of that block', async () => {
+    const { result } = await submit(c.api.tx.balances.transferKeepAlive(c.charlie.address, 7n * UNIT), c.alice);
+    const inBlock = result.status.asFinalized;
+    const header = await c.api.rpc.chain.getHeader(inBlock);
+    const parent = header.parentHash;
+    const atBlock = (await (await c.api.at(inBlock)).query.system.account(c.charlie.address)).data.free.toBigInt();
+    const atParent = (await (await c.api.at(parent)).query.system.account(c.charlie.address)).data.free.toBigInt();
+    expect(atBlock - atParent).toBe(7n * UNIT);
+  });
+
+  it('serves one-shot calls over HTTP POST too', async () => {
+    const response = await fetch(c.devchain.httpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'chain_getBlockHash', params: [0] }),
+    });
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 7, result: c.api.genesisHash.toHex() });
+    const unknown = await fetch(c.devchain.httpUrl, {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'nope_nothing', params: [] }),
+    });
+    expect(await unknown.json()).toMatchObject({ id: 8, error: { code: -32601 } });
+  });
+});
+
+describe('sealing and finality', () => {
+  it('lets finality trail the best block by the configured lag', async () => {
+    const c = await connect({ finalityLag: 2, blockTimeMs: 50 });
+    try {
+      const { statuses, result } = await submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.alice);
+      expect(statuses).toEqual(['Ready', 'InBlock', 'Finalized']);
+      const included = (await c.api.rpc.chain.getHeader(result.status.asFinalized)).number.toNumber();
+      expect(c.devchain.chain.best.number).toBeGreaterThanOrEqual(included + 2);
+      expect(c.devchain.chain.finalized.number).toBe(c.devchain.chain.best.number - 2);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('seals blocks on an interval with a timestamp inherent in each', async () => {
+    const c = await connect({ sealing: 'interval', blockTimeMs: 100 });
+    try {
+      const heads: number[] = [];
+      const unsubscribe = await c.api.rpc.chain.subscribeNewHeads((header) => {
+        heads.push(header.number.toNumber());
+      });
+      await new Promise((resolve) => setTimeout(resolve, 650));
+      unsubscribe();
+      expect(heads.length).toBeGreaterThanOrEqual(4);
+      expect(heads).toEqual([...heads].sort((a, b) => a - b));
+      const block = await c.api.rpc.chain.getBlock();
+      expect(block.block.extrinsics[0]?.method.section).toBe('timestamp');
+      const now = (await c.api.query.timestamp.now()).toNumber();
+      expect(Math.abs(now - Date.now())).toBeLessThan(5_000);
+    } finally {
+      await c.close();
+    }
+  });
+});
