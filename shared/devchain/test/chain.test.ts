@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { connect, submit, type Connected } from './support/client.js';
 
 const UNIT = 10n ** 8n;
@@ -46,6 +47,8 @@ describe('the devchain with a real @polkadot/api client over WebSocket', () => {
   });
 
   it('rejects a bad signature and a stale nonce as a node does', async () => {
+    // polkadot-js logs every rejected RPC call; here the rejections are the expected outcome.
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const tx = c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT);
     await tx.signAsync(c.alice);
     const tampered = tx.toU8a();
@@ -58,6 +61,11 @@ describe('the devchain with a real @polkadot/api client over WebSocket', () => {
     await expect(c.api.rpc.author.submitExtrinsic(stale)).rejects.toThrow(
       '1010: Invalid Transaction: Transaction is outdated',
     );
+    expect(logged.mock.calls.map((args) => args.map(String).join(' '))).toEqual([
+      expect.stringContaining('Transaction has a bad signature'),
+      expect.stringContaining('Transaction is outdated'),
+    ]);
+    logged.mockRestore();
   });
 
   it('holds a future nonce until the gap closes, then includes both in order', async () => {
