@@ -1,9 +1,14 @@
+import type { KeyringPair } from '@polkadot/keyring/types';
 import { Chain, type Sealing } from './chain/chain.js';
 import { accountHex, devKeyring } from './genesis/devAccounts.js';
 import { buildMetadata } from './metadata/buildMetadata.js';
 import { balancesPallet } from './pallets/balances.js';
 import { systemPallet } from './pallets/system.js';
+import { msaPallet } from './pallets/msa/index.js';
+import { schemasPallet } from './pallets/schemas.js';
+import { sudoPallet } from './pallets/sudo.js';
 import { timestampPallet } from './pallets/timestamp.js';
+import { utilityPallet } from './pallets/utility.js';
 import { RpcMethods } from './rpc/methods.js';
 import { serveRpc } from './rpc/server.js';
 import { Runtime } from './runtime/runtime.js';
@@ -38,8 +43,24 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
   const { facts } = built;
   const balances = facts.constants.Balances as Record<string, { value: unknown }>;
   const existentialDeposit = BigInt(String(balances.existentialDeposit?.value ?? 0));
-  const runtime = new Runtime(built, [systemPallet(), timestampPallet(), balancesPallet(existentialDeposit)]);
   const keyring = await devKeyring(facts.chain.ss58Prefix);
+  const msa = facts.constants.Msa as Record<string, { value: unknown }>;
+  const limit = (name: string) => Number(msa[name]?.value);
+  const runtime = new Runtime(built, [
+    systemPallet(),
+    timestampPallet(),
+    balancesPallet(existentialDeposit),
+    utilityPallet(),
+    sudoPallet(accountHex(keyring.getPairs()[0] as KeyringPair)),
+    schemasPallet(facts),
+    msaPallet({
+      maxPublicKeysPerMsa: limit('maxPublicKeysPerMsa'),
+      maxGrantsPerDelegation: limit('maxGrantsPerDelegation'),
+      maxProviderNameSize: limit('maxProviderNameSize'),
+      mortalityWindowSize: limit('mortalityWindowSize'),
+      maxSignaturesStored: limit('maxSignaturesStored'),
+    }),
+  ]);
   const endowment = BigInt((facts.devGenesis.balances as { endowment: string }).endowment);
   const chain = new Chain(runtime, {
     sealing: options.sealing ?? 'instant',
@@ -55,6 +76,9 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       byteFee: BigInt(String((facts.chain as unknown as { transactionByteFee: number }).transactionByteFee)),
     },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.onInternalError
+      ? { onInternalError: (error: unknown) => options.onInternalError?.(error, 'dispatch') }
+      : {}),
   });
   const server = await serveRpc(new RpcMethods(chain), {
     port: options.port ?? 0,

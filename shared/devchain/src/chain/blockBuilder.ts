@@ -2,7 +2,7 @@ import type { Header } from '@polkadot/types/interfaces';
 import { compactToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 import { debit, readAccount, writeAccount } from '../pallets/balances.js';
 import type { AccountHex, DispatchContext, Origin } from '../runtime/context.js';
-import { DispatchFailure, INVALID, type TransactionRejected } from '../runtime/errors.js';
+import { DispatchFailure, INVALID, TransactionRejected } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { paysFromBalance, type ChainFacts, type CheckedExtrinsic, type Hex } from './extrinsic.js';
 import { Overlay, type Key, type StateView } from './state.js';
@@ -26,7 +26,6 @@ const DISPATCH_INFO = { weight: { refTime: 100_000_000, proofSize: 0 }, class: '
  */
 export class BlockBuilder {
   private readonly overlay: Overlay;
-  private readonly events: Uint8Array[] = [];
   private readonly extrinsics: Uint8Array[] = [];
   readonly number: number;
 
@@ -36,6 +35,7 @@ export class BlockBuilder {
     parentState: StateView,
     private readonly parent: Block,
     private readonly timestamp: number,
+    private readonly onInternalError: (error: unknown) => void,
   ) {
     this.overlay = new Overlay(parentState);
     this.number = parent.number + 1;
@@ -43,7 +43,7 @@ export class BlockBuilder {
 
   private deposit(phase: Phase) {
     return (pallet: string, name: string, data?: Record<string, unknown> | unknown[]) =>
-      this.events.push(this.runtime.eventRecord(phase, this.runtime.encodeEvent(pallet, name, data)));
+      this.overlay.deposit(this.runtime.eventRecord(phase, this.runtime.encodeEvent(pallet, name, data)));
   }
 
   private context(origin: Origin, phase: Phase): DispatchContext {
@@ -55,6 +55,7 @@ export class BlockBuilder {
       blockNumber: this.number,
       deposit: this.deposit(phase),
       dispatch: (call, nestedOrigin) => this.runtime.dispatch(this.context(nestedOrigin, phase), call),
+      dispatchError: (error) => this.runtime.dispatchError(error),
     };
   }
 
@@ -93,6 +94,19 @@ export class BlockBuilder {
     const context = this.context({ type: 'signed', who: signer }, phase);
     const account = readAccount(context, signer);
     if (extrinsic.nonce !== account.nonce) return INVALID.stale();
+    try {
+      const validation = {
+        state: this.overlay,
+        storage: this.runtime.storage,
+        registry: this.runtime.registry,
+        signer,
+        blockNumber: this.number,
+      };
+      this.runtime.validate(validation, extrinsic.extrinsic.method as never);
+    } catch (error) {
+      if (error instanceof TransactionRejected) return error;
+      throw error;
+    }
     const chargesBalance = paysFromBalance(this.runtime, extrinsic.extrinsic);
     try {
       this.overlay.transactional(() => {
@@ -110,7 +124,7 @@ export class BlockBuilder {
     try {
       this.overlay.transactional(() => this.runtime.dispatch(context, extrinsic.extrinsic.method as never));
     } catch (error) {
-      failure = this.runtime.dispatchError(error);
+      failure = this.failureOf(error);
     }
     if (chargesBalance) {
       context.deposit('TransactionPayment', 'TransactionFeePaid', {
@@ -125,11 +139,25 @@ export class BlockBuilder {
     return undefined;
   }
 
+  /**
+   * The DispatchError for a failed call. An error that is not a runtime error is a devchain bug: the call
+   * fails with `Other` (so the chain keeps going) and the bug is reported.
+   */
+  private failureOf(error: unknown): Record<string, unknown> | string {
+    try {
+      return this.runtime.dispatchError(error);
+    } catch {
+      this.onInternalError(error);
+      return 'Other';
+    }
+  }
+
   finish(parentStateRoot: Uint8Array): { block: Block; changes: ReadonlyMap<Key, Uint8Array | undefined> } {
     const { registry, storage } = this.runtime;
     for (const pallet of this.runtime.palletRuntimes()) pallet.onFinalize?.(this.hookContext('Finalization'));
-    this.overlay.set(storage.key('System', 'Events'), u8aConcat(compactToU8a(this.events.length), ...this.events));
-    storage.set(this.overlay, 'System', 'EventCount', [], this.events.length);
+    const events = this.overlay.events();
+    this.overlay.set(storage.key('System', 'Events'), u8aConcat(compactToU8a(events.length), ...events));
+    storage.set(this.overlay, 'System', 'EventCount', [], events.length);
     const changes = this.overlay.changes();
     const changeDigest = [...changes.entries()]
       .sort(([a], [b]) => (a < b ? -1 : 1))

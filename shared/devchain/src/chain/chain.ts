@@ -25,6 +25,8 @@ export interface ChainOptions {
   facts: Omit<ChainFacts, 'genesisHash'>;
   /** Clock for block timestamps (tests may pin it). */
   now?: () => number;
+  /** Errors that are devchain bugs (a call handler that threw something other than a runtime error). */
+  onInternalError?: (error: unknown) => void;
 }
 
 interface ChainEvents {
@@ -147,13 +149,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Seals the next block now with whatever is ready. */
   seal(): Block {
     const parent = this.best;
-    const builder = new BlockBuilder(
-      this.runtime,
-      this.facts,
-      this.stateAt(parent),
-      parent,
-      Math.max(this.now(), parent.timestamp + 1),
-    );
+    const timestamp = Math.max(this.now(), parent.timestamp + 1);
+    const report = this.options.onInternalError ?? ((error: unknown) => process.emitWarning(String(error)));
+    const builder = new BlockBuilder(this.runtime, this.facts, this.stateAt(parent), parent, timestamp, report);
     builder.initialize();
     const included: Hex[] = [];
     for (const extrinsic of this.pool.ready((sender) => this.accountNonce(sender, parent))) {

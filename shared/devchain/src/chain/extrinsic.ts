@@ -92,15 +92,19 @@ export function checkExtrinsic(
   const nonce = extrinsic.nonce.toNumber();
   if (nonce < account.nonce) throw INVALID.stale();
   const tip = extrinsic.tip.toBigInt();
-  const fee = feeOf(facts, extrinsic.encodedLength, tip);
+  const fee = paysFromBalance(runtime, extrinsic) ? feeOf(facts, extrinsic.encodedLength, tip) : 0n;
   // Capacity-paid calls are charged (and refused) by frequencyTxPayment itself.
   if (paysFromBalance(runtime, extrinsic) && spendable(account, facts.existentialDeposit, false) < fee)
     throw INVALID.payment();
+  runtime.validate(
+    { state, storage: runtime.storage, registry: runtime.registry, signer, blockNumber: current },
+    extrinsic.method as never,
+  );
   const validUntil = era.isMortalEra ? era.asMortalEra.death(current) - 1 : Number.MAX_SAFE_INTEGER;
   return { hash, bytes, extrinsic, signer, nonce, tip, fee, validUntil, future: nonce > account.nonce };
 }
 
-/** Whether the fee is paid in tokens (true) or with capacity (frequencyTxPayment calls). */
+/** Whether the fee is paid in tokens (not with Capacity, and not a `Pays::No` call). */
 export function paysFromBalance(runtime: Runtime, extrinsic: GenericExtrinsic): boolean {
-  return runtime.palletName(extrinsic.method.callIndex) !== 'FrequencyTxPayment';
+  return runtime.payment(extrinsic.method) === 'tokens';
 }

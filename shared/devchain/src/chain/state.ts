@@ -73,42 +73,57 @@ export class VersionedState {
   }
 }
 
+interface Layer {
+  changes: Map<Key, Uint8Array | undefined>;
+  /** Event records deposited in this layer: they share its fate, as events are storage on chain. */
+  events: Uint8Array[];
+}
+
 /**
  * Changes on top of a view, in nested layers: `begin()` opens a transactional layer, `commit()` folds it
- * into the one below, `rollback()` drops it. Dispatch runs each extrinsic (and each batch item) in a layer.
+ * into the one below, `rollback()` drops it (storage changes and events alike). Dispatch runs each
+ * extrinsic, and each item of a non-atomic batch, in a layer.
  */
 export class Overlay implements StateView {
-  private readonly layers: Array<Map<Key, Uint8Array | undefined>> = [new Map()];
+  private readonly layers: Layer[] = [{ changes: new Map(), events: [] }];
 
   constructor(private readonly base: StateView) {}
 
+  private get top(): Layer {
+    return this.layers[this.layers.length - 1] as Layer;
+  }
+
   get(key: Key): Uint8Array | undefined {
     for (let index = this.layers.length - 1; index >= 0; index--) {
-      const layer = this.layers[index] as Map<Key, Uint8Array | undefined>;
-      if (layer.has(key)) return layer.get(key);
+      const { changes } = this.layers[index] as Layer;
+      if (changes.has(key)) return changes.get(key);
     }
     return this.base.get(key);
   }
 
   set(key: Key, value: Uint8Array | undefined): void {
-    (this.layers[this.layers.length - 1] as Map<Key, Uint8Array | undefined>).set(key, value);
+    this.top.changes.set(key, value);
   }
 
   keys(prefix: Key): Key[] {
     const all = new Set(this.base.keys(prefix));
-    for (const layer of this.layers) for (const key of layer.keys()) if (key.startsWith(prefix)) all.add(key);
+    for (const { changes } of this.layers) for (const key of changes.keys()) if (key.startsWith(prefix)) all.add(key);
     return [...all].filter((key) => this.get(key) !== undefined).sort();
   }
 
+  deposit(record: Uint8Array): void {
+    this.top.events.push(record);
+  }
+
   begin(): void {
-    this.layers.push(new Map());
+    this.layers.push({ changes: new Map(), events: [] });
   }
 
   commit(): void {
     if (this.layers.length < 2) throw new Error('no transactional layer to commit');
-    const top = this.layers.pop() as Map<Key, Uint8Array | undefined>;
-    const below = this.layers[this.layers.length - 1] as Map<Key, Uint8Array | undefined>;
-    for (const [key, value] of top) below.set(key, value);
+    const top = this.layers.pop() as Layer;
+    for (const [key, value] of top.changes) this.top.changes.set(key, value);
+    this.top.events.push(...top.events);
   }
 
   rollback(): void {
@@ -129,10 +144,19 @@ export class Overlay implements StateView {
     }
   }
 
+  private settled(): Layer {
+    if (this.layers.length !== 1) throw new Error('transactional layers are still open');
+    return this.layers[0] as Layer;
+  }
+
   /** Every change, once all layers are committed. */
   changes(): ReadonlyMap<Key, Uint8Array | undefined> {
-    if (this.layers.length !== 1) throw new Error('transactional layers are still open');
-    return this.layers[0] as Map<Key, Uint8Array | undefined>;
+    return this.settled().changes;
+  }
+
+  /** Every event record kept, in deposit order, once all layers are committed. */
+  events(): readonly Uint8Array[] {
+    return this.settled().events;
   }
 }
 

@@ -1,7 +1,7 @@
 import { expandMetadata, unwrapStorageType, type Metadata, type TypeRegistry } from '@polkadot/types';
 import type { StorageEntry } from '@polkadot/types/primitive/types';
 import type { Codec } from '@polkadot/types/types';
-import { compactStripLength, stringCamelCase } from '@polkadot/util';
+import { compactStripLength, stringCamelCase, u8aConcat } from '@polkadot/util';
 import { toKey, type Key, type StateView } from './state.js';
 
 /**
@@ -30,9 +30,19 @@ export class Storage {
     return toKey(compactStripLength(raw)[1]);
   }
 
-  /** The prefix shared by every key of a map (for iteration). */
-  prefix(pallet: string, item: string): Key {
-    return toKey(this.entry(pallet, item).keyPrefix());
+  /** The prefix shared by every key of a map, or by those that start with the given leading keys. */
+  prefix(pallet: string, item: string, ...leadingKeys: unknown[]): Key {
+    const entry = this.entry(pallet, item);
+    return toKey(leadingKeys.length === 0 ? entry.keyPrefix() : entry.keyPrefix(...leadingKeys));
+  }
+
+  /** Decoded values of every entry under a prefix. */
+  values<T extends Codec = Codec>(state: StateView, pallet: string, item: string, ...leadingKeys: unknown[]): T[] {
+    const entry = this.entry(pallet, item);
+    const type = unwrapStorageType(this.registry, entry.meta.type, false);
+    return state
+      .keys(this.prefix(pallet, item, ...leadingKeys))
+      .map((key) => this.registry.createType(type, state.get(key)) as unknown as T);
   }
 
   /** The decoded value, or the item's default when absent (Option items decode to None). */
@@ -40,7 +50,9 @@ export class Storage {
     const entry = this.entry(pallet, item);
     const bytes = state.get(this.key(pallet, item, ...keys));
     const type = unwrapStorageType(this.registry, entry.meta.type, entry.meta.modifier.isOptional);
-    if (bytes !== undefined) return this.registry.createType(type, bytes) as unknown as T;
+    // An OptionQuery item stores the bare value; the Some flag exists only in the decoded view.
+    const stored = bytes !== undefined && entry.meta.modifier.isOptional ? u8aConcat([1], bytes) : bytes;
+    if (stored !== undefined) return this.registry.createType(type, stored) as unknown as T;
     const fallback = entry.meta.modifier.isOptional ? undefined : entry.meta.fallback.toU8a(true);
     return this.registry.createType(type, fallback) as unknown as T;
   }

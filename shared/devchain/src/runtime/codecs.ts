@@ -11,3 +11,9 @@ export function accountOfAddress(address: Codec): AccountHex | undefined {
 export const bigintOf = (value: Codec): bigint => (value as unknown as { toBigInt(): bigint }).toBigInt();
 
 export const numberOf = (value: Codec): number => (value as unknown as { toNumber(): number }).toNumber();
+
+/** The value inside a Some, or undefined for None. */
+export function someOf<T = Codec>(option: Codec): T | undefined {
+  const value = option as unknown as { isSome: boolean; unwrap(): T };
+  return value.isSome ? value.unwrap() : undefined;
+}

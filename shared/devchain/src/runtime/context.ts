@@ -1,7 +1,7 @@
 import type { TypeRegistry } from '@polkadot/types';
 import type { Call } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types/types';
-import type { Overlay } from '../chain/state.js';
+import type { Overlay, StateView } from '../chain/state.js';
 import type { Storage } from '../chain/storage.js';
 
 /** Account ids travel as 0x-prefixed hex of the 32 bytes. */
@@ -20,6 +20,8 @@ export interface DispatchContext {
   deposit(pallet: string, name: string, data?: Record<string, unknown> | unknown[]): void;
   /** Dispatches a nested call (batches, sudo, capacity payment) under `origin`. */
   dispatch(call: Call, origin: Origin): void;
+  /** The DispatchError value for what a nested dispatch threw. */
+  dispatchError(error: unknown): Record<string, unknown> | string;
 }
 
 /** A call's arguments by their camelCase names. */
@@ -36,11 +38,28 @@ export interface BlockHookContext {
   deposit(pallet: string, name: string, data?: Record<string, unknown> | unknown[]): void;
 }
 
+/** What a transaction extension sees when it validates a call before it enters the pool or a block. */
+export interface ValidationContext {
+  readonly state: StateView;
+  readonly storage: Storage;
+  readonly registry: TypeRegistry;
+  readonly signer: AccountHex;
+  /** The number of the block that would execute the call. */
+  readonly blockNumber: number;
+}
+
+/** Throws TransactionRejected (e.g. `Custom(n)`) when the call may not enter the pool. */
+export type CallValidator = (context: ValidationContext, args: CallArgs) => void;
+
 /** A pallet's behaviour on the devchain: its calls, hooks and genesis. */
 export interface PalletRuntime {
   name: string;
   /** Handlers by camelCase call name; calls without one fail with `Other("not available on the devchain")`. */
   calls?: Record<string, CallHandler>;
+  /** Checks the runtime's transaction extensions make for some calls (camelCase call name). */
+  validate?: Record<string, CallValidator>;
+  /** Calls declared `Pays::No` (camelCase names): no fee is charged. */
+  feeless?: readonly string[];
   /** Writes the pallet's genesis state (block 0). */
   genesis?(context: BlockHookContext): void;
   onInitialize?(context: BlockHookContext): void;

@@ -6,7 +6,13 @@ import { Storage } from '../chain/storage.js';
 import type { RuntimeMetadata } from '../metadata/buildMetadata.js';
 import type { RuntimeFacts } from './facts.js';
 import { DispatchFailure, ModuleError } from './errors.js';
-import type { CallArgs, DispatchContext, PalletRuntime } from './context.js';
+import type { CallArgs, DispatchContext, PalletRuntime, ValidationContext } from './context.js';
+
+/** A call's arguments by camelCase name (argsEntries keeps the metadata's snake_case names). */
+function argsOf(call: Call): CallArgs {
+  const names = call.meta.args.map((arg) => arg.name.toString());
+  return Object.fromEntries(call.args.map((value, index) => [names[index] as string, value]));
+}
 
 interface PalletInfo {
   index: number;
@@ -103,12 +109,24 @@ export class Runtime {
     throw error;
   }
 
+  /** How a top-level call pays: tokens, Capacity (FrequencyTxPayment) or not at all (`Pays::No`). */
+  payment(call: { callIndex: Uint8Array; method: string }): 'tokens' | 'capacity' | 'free' {
+    const pallet = this.palletName(call.callIndex);
+    if (pallet === 'FrequencyTxPayment') return 'capacity';
+    return this.pallets.get(pallet)?.feeless?.includes(stringCamelCase(call.method)) ? 'free' : 'tokens';
+  }
+
+  /** Runs the extension checks that apply to a top-level call. */
+  validate(context: ValidationContext, call: Call): void {
+    const validator = this.pallets.get(this.palletName(call.callIndex))?.validate?.[stringCamelCase(call.method)];
+    validator?.(context, argsOf(call));
+  }
+
   dispatch(context: DispatchContext, call: Call): void {
     const handler = this.pallets.get(this.palletName(call.callIndex))?.calls?.[stringCamelCase(call.method)];
     // DispatchError::Other carries no bytes on chain; the message stays in the devchain's own log.
     if (!handler) throw new DispatchFailure('Other');
-    const args = Object.fromEntries(call.argsEntries) as CallArgs;
-    handler(context, args);
+    handler(context, argsOf(call));
   }
 
   palletName(callIndex: Uint8Array): string {

@@ -16,12 +16,8 @@ export interface Connected {
 
 /** A devchain and a real @polkadot/api client connected to it over WebSocket. */
 export async function connect(options: DevchainOptions = {}): Promise<Connected> {
-  const devchain = await startDevchain({
-    ...options,
-    onInternalError: (error) => {
-      throw error;
-    },
-  });
+  const internalErrors: unknown[] = [];
+  const devchain = await startDevchain({ ...options, onInternalError: (error) => internalErrors.push(error) });
   const api = await ApiPromise.create({
     provider: new WsProvider(devchain.url),
     noInitWarn: true,
@@ -38,6 +34,9 @@ export async function connect(options: DevchainOptions = {}): Promise<Connected>
     close: async () => {
       await api.disconnect();
       await devchain.close();
+      // A devchain bug must fail the suite even when the client only saw a failed call.
+      if (internalErrors.length > 0)
+        throw new Error(`devchain internal errors: ${internalErrors.map(String).join('; ')}`);
     },
   };
 }

@@ -1,0 +1,203 @@
+import type { Codec } from '@polkadot/types/types';
+import { numberOf } from '../../runtime/codecs.js';
+import type { AccountHex, CallArgs, DispatchContext, PalletRuntime, ValidationContext } from '../../runtime/context.js';
+import { DispatchFailure, INVALID, ModuleError } from '../../runtime/errors.js';
+import { verifyPayloadSignature } from '../payloadSignatures.js';
+import { addKey, createMsa, isProvider, keyCount, msaOf, registerProvider, removeKey, requireMsa } from './accounts.js';
+import {
+  addDelegation,
+  hasActiveDelegations,
+  isActive,
+  readDelegation,
+  revokeDelegation,
+  upsertDelegation,
+} from './delegations.js';
+import { registerSignature } from './signatureRegistry.js';
+
+export interface MsaLimits {
+  maxPublicKeysPerMsa: number;
+  maxGrantsPerDelegation: number;
+  maxProviderNameSize: number;
+  mortalityWindowSize: number;
+  maxSignaturesStored: number;
+}
+
+/** `InvalidTransaction::Custom(n)` codes of the MSA's CheckFreeExtrinsicUse extension. */
+const VALIDITY = {
+  invalidDelegation: 0,
+  invalidMsaKey: 1,
+  providerCannotBeRetired: 2,
+  moreThanOneKey: 3,
+  invalidSelfRemoval: 4,
+  notKeyOwner: 5,
+  activeDelegations: 6,
+  handleNotRetired: 7,
+} as const;
+
+const signed = (context: DispatchContext): AccountHex => {
+  if (context.origin.type !== 'signed') throw new DispatchFailure('BadOrigin');
+  return context.origin.who;
+};
+
+const root = (context: DispatchContext) => {
+  if (context.origin.type !== 'root') throw new DispatchFailure('BadOrigin');
+};
+
+const account = (value: Codec | undefined) => (value as Codec).toHex() as AccountHex;
+
+interface AddProvider {
+  authorizedMsaId: Codec;
+  intentIds: Codec[];
+  expiration: Codec;
+}
+
+export function msaPallet(limits: MsaLimits): PalletRuntime {
+  const register = (context: DispatchContext, proof: Codec, expiration: number) =>
+    registerSignature(context, proof, expiration, limits.mortalityWindowSize, limits.maxSignaturesStored);
+
+  /** The delegator's signature and registry entry for an AddProvider payload, then its fields. */
+  const acceptAddProvider = (context: DispatchContext, args: CallArgs, signatureError: string) => {
+    const payload = args.addProviderPayload as unknown as AddProvider & Codec;
+    const delegatorKey = account(args.delegatorKey);
+    if (!verifyPayloadSignature(delegatorKey, args.proof as Codec, payload.toU8a()))
+      throw new ModuleError('Msa', signatureError);
+    register(context, args.proof as Codec, numberOf(payload.expiration));
+    return { delegatorKey, authorized: numberOf(payload.authorizedMsaId), intents: payload.intentIds.map(numberOf) };
+  };
+
+  const providerEntry = (name: Codec) => ({
+    defaultName: name,
+    localizedNames: new Map(),
+    defaultLogo250100PngCid: '',
+    localizedLogo250100PngCids: new Map(),
+  });
+
+  return {
+    name: 'Msa',
+    feeless: ['revokeDelegationByDelegator', 'revokeDelegationByProvider', 'deleteMsaPublicKey', 'retireMsa'],
+    calls: {
+      create: (context) => void createMsa(context, signed(context), limits.maxPublicKeysPerMsa),
+
+      createProvider: (context, args) => {
+        const msaId = requireMsa(context, signed(context));
+        const name = args.providerName as Codec;
+        registerProvider(context, msaId, providerEntry(name), name.toU8a(true).length, limits.maxProviderNameSize);
+      },
+
+      createProviderViaGovernance: (context, args) => {
+        root(context);
+        const msaId = requireMsa(context, account(args.providerKey));
+        const name = args.providerName as Codec;
+        registerProvider(context, msaId, providerEntry(name), name.toU8a(true).length, limits.maxProviderNameSize);
+      },
+
+      createProviderViaGovernanceV2: (context, args) => {
+        root(context);
+        const msaId = requireMsa(context, account(args.providerKey));
+        const payload = args.payload as unknown as { defaultName: Codec } & Codec;
+        registerProvider(context, msaId, payload, payload.defaultName.toU8a(true).length, limits.maxProviderNameSize);
+      },
+
+      createSponsoredAccountWithDelegation: (context, args) => {
+        const { delegatorKey, authorized, intents } = acceptAddProvider(context, args, 'InvalidSignature');
+        const provider = requireMsa(context, signed(context));
+        if (authorized !== provider) throw new ModuleError('Msa', 'UnauthorizedProvider');
+        if (!isProvider(context, provider)) throw new ModuleError('Msa', 'ProviderNotRegistered');
+        const delegator = createMsa(context, delegatorKey, limits.maxPublicKeysPerMsa);
+        addDelegation(context, delegator, provider, intents, limits.maxGrantsPerDelegation);
+        context.deposit('Msa', 'DelegationGranted', { providerId: provider, delegatorId: delegator });
+      },
+
+      grantDelegation: (context, args) => {
+        const { delegatorKey, authorized, intents } = acceptAddProvider(
+          context,
+          args,
+          'AddProviderSignatureVerificationFailed',
+        );
+        const provider = requireMsa(context, signed(context));
+        const delegator = requireMsa(context, delegatorKey);
+        if (provider === delegator) throw new ModuleError('Msa', 'InvalidSelfProvider');
+        if (!isProvider(context, provider)) throw new ModuleError('Msa', 'ProviderNotRegistered');
+        if (authorized !== provider) throw new ModuleError('Msa', 'UnauthorizedDelegator');
+        upsertDelegation(context, delegator, provider, intents, limits.maxGrantsPerDelegation);
+        context.deposit('Msa', 'DelegationGranted', { providerId: provider, delegatorId: delegator });
+      },
+
+      revokeDelegationByDelegator: (context, args) =>
+        revokeDelegation(context, requireMsa(context, signed(context)), numberOf(args.providerMsaId as Codec)),
+
+      revokeDelegationByProvider: (context, args) =>
+        revokeDelegation(context, numberOf(args.delegator as Codec), requireMsa(context, signed(context))),
+
+      addPublicKeyToMsa: (context, args) => {
+        signed(context);
+        const payload = args.addKeyPayload as unknown as {
+          msaId: Codec;
+          expiration: Codec;
+          newPublicKey: Codec;
+        } & Codec;
+        const owner = account(args.msaOwnerPublicKey);
+        const newKey = account(payload.newPublicKey);
+        const bytes = payload.toU8a();
+        if (!verifyPayloadSignature(owner, args.msaOwnerProof as Codec, bytes))
+          throw new ModuleError('Msa', 'MsaOwnershipInvalidSignature');
+        if (!verifyPayloadSignature(newKey, args.newKeyOwnerProof as Codec, bytes))
+          throw new ModuleError('Msa', 'NewKeyOwnershipInvalidSignature');
+        register(context, args.msaOwnerProof as Codec, numberOf(payload.expiration));
+        register(context, args.newKeyOwnerProof as Codec, numberOf(payload.expiration));
+        const msaId = requireMsa(context, owner);
+        if (msaId !== numberOf(payload.msaId)) throw new ModuleError('Msa', 'NotMsaOwner');
+        addKey(context, msaId, newKey, limits.maxPublicKeysPerMsa);
+        context.deposit('Msa', 'PublicKeyAdded', { msaId, key: newKey });
+      },
+
+      deleteMsaPublicKey: (context, args) => {
+        const target = account(args.publicKeyToDelete);
+        removeKey(context, requireMsa(context, target), target);
+        context.deposit('Msa', 'PublicKeyDeleted', { key: target });
+      },
+
+      retireMsa: (context) => {
+        const key = signed(context);
+        const msaId = requireMsa(context, key);
+        removeKey(context, msaId, key);
+        context.deposit('Msa', 'PublicKeyDeleted', { key });
+        context.deposit('Msa', 'MsaRetired', { msaId });
+      },
+    },
+
+    validate: {
+      revokeDelegationByDelegator: (context, args) => {
+        const delegator = msaOf(context, context.signer);
+        if (delegator === undefined) throw INVALID.custom(VALIDITY.invalidMsaKey);
+        const delegation = readDelegation(context, delegator, numberOf(args.providerMsaId as Codec));
+        if (!isActive(delegation, context.blockNumber)) throw INVALID.custom(VALIDITY.invalidDelegation);
+      },
+      revokeDelegationByProvider: (context, args) => {
+        const provider = msaOf(context, context.signer);
+        if (provider === undefined) throw INVALID.custom(VALIDITY.invalidMsaKey);
+        const delegation = readDelegation(context, numberOf(args.delegator as Codec), provider);
+        if (!isActive(delegation, context.blockNumber)) throw INVALID.custom(VALIDITY.invalidDelegation);
+      },
+      deleteMsaPublicKey: (context, args) => {
+        const target = account(args.publicKeyToDelete);
+        if (target === context.signer) throw INVALID.custom(VALIDITY.invalidSelfRemoval);
+        const signerMsa = msaOf(context, context.signer);
+        const targetMsa = msaOf(context, target);
+        if (signerMsa === undefined || targetMsa === undefined) throw INVALID.custom(VALIDITY.invalidMsaKey);
+        if (signerMsa !== targetMsa) throw INVALID.custom(VALIDITY.notKeyOwner);
+      },
+      retireMsa: (context) => validateRetirement(context),
+    },
+  };
+}
+
+function validateRetirement(context: ValidationContext): void {
+  const msaId = msaOf(context, context.signer);
+  if (msaId === undefined) throw INVALID.custom(VALIDITY.invalidMsaKey);
+  if (isProvider(context, msaId)) throw INVALID.custom(VALIDITY.providerCannotBeRetired);
+  if (context.storage.has(context.state, 'Handles', 'MSAIdToDisplayName', msaId))
+    throw INVALID.custom(VALIDITY.handleNotRetired);
+  if (keyCount(context, msaId) !== 1) throw INVALID.custom(VALIDITY.moreThanOneKey);
+  if (hasActiveDelegations(context, msaId, context.blockNumber)) throw INVALID.custom(VALIDITY.activeDelegations);
+}
