@@ -4,7 +4,10 @@ import { accountHex, devKeyring } from './genesis/devAccounts.js';
 import { buildMetadata } from './metadata/buildMetadata.js';
 import { balancesPallet } from './pallets/balances.js';
 import { systemPallet } from './pallets/system.js';
+import { capacityPallet } from './pallets/capacity/index.js';
+import { frequencyTxPaymentPallet } from './pallets/frequencyTxPayment.js';
 import { msaPallet } from './pallets/msa/index.js';
+import { devProviderGenesis } from './genesis/devProvider.js';
 import { schemasPallet } from './pallets/schemas.js';
 import { sudoPallet } from './pallets/sudo.js';
 import { timestampPallet } from './pallets/timestamp.js';
@@ -46,12 +49,24 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
   const keyring = await devKeyring(facts.chain.ss58Prefix);
   const msa = facts.constants.Msa as Record<string, { value: unknown }>;
   const limit = (name: string) => Number(msa[name]?.value);
+  const capacityFacts = facts.constants.Capacity as Record<string, { value: unknown }>;
+  const capacityConstants = {
+    minimumStakingAmount: BigInt(String(capacityFacts.minimumStakingAmount?.value)),
+    minimumTokenBalance: BigInt(String(capacityFacts.minimumTokenBalance?.value)),
+    capacityPerTokenPerBillion: BigInt(String(capacityFacts.capacityPerToken?.value)),
+    maxEpochLength: Number(capacityFacts.maxEpochLength?.value),
+  };
+  const alice = accountHex(keyring.getPairs()[0] as KeyringPair);
+  const maxBatch = Number(
+    (facts.constants.FrequencyTxPayment as Record<string, { value: unknown }>).maximumCapacityBatchLength?.value,
+  );
+  const palletNames = new Map(built.metadata.asV14.pallets.map((p) => [p.index.toNumber(), p.name.toString()]));
   const runtime = new Runtime(built, [
     systemPallet(),
     timestampPallet(),
     balancesPallet(existentialDeposit),
     utilityPallet(),
-    sudoPallet(accountHex(keyring.getPairs()[0] as KeyringPair)),
+    sudoPallet(alice),
     schemasPallet(facts),
     msaPallet({
       maxPublicKeysPerMsa: limit('maxPublicKeysPerMsa'),
@@ -60,6 +75,9 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       mortalityWindowSize: limit('mortalityWindowSize'),
       maxSignaturesStored: limit('maxSignaturesStored'),
     }),
+    capacityPallet(capacityConstants),
+    frequencyTxPaymentPallet(palletNames, existentialDeposit, maxBatch),
+    devProviderGenesis(alice, limit('maxPublicKeysPerMsa'), capacityConstants),
   ]);
   const endowment = BigInt((facts.devGenesis.balances as { endowment: string }).endowment);
   const chain = new Chain(runtime, {

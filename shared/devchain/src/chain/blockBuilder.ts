@@ -4,7 +4,7 @@ import { debit, readAccount, writeAccount } from '../pallets/balances.js';
 import type { AccountHex, DispatchContext, Origin } from '../runtime/context.js';
 import { DispatchFailure, INVALID, TransactionRejected } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { paysFromBalance, type ChainFacts, type CheckedExtrinsic, type Hex } from './extrinsic.js';
+import type { ChainFacts, CheckedExtrinsic, Hex } from './extrinsic.js';
 import { Overlay, type Key, type StateView } from './state.js';
 
 export interface Block {
@@ -95,25 +95,33 @@ export class BlockBuilder {
     const account = readAccount(context, signer);
     if (extrinsic.nonce !== account.nonce) return INVALID.stale();
     try {
+      const call = extrinsic.extrinsic.method as never;
+      const { storage, registry } = this.runtime;
       const validation = {
         state: this.overlay,
-        storage: this.runtime.storage,
-        registry: this.runtime.registry,
+        storage,
+        registry,
         signer,
         blockNumber: this.number,
+        call,
+        length: extrinsic.bytes.length,
       };
       this.runtime.validate(validation, extrinsic.extrinsic.method as never);
     } catch (error) {
       if (error instanceof TransactionRejected) return error;
       throw error;
     }
-    const chargesBalance = paysFromBalance(this.runtime, extrinsic.extrinsic);
+    const payment = this.runtime.payment(extrinsic.extrinsic.method);
+    const chargesBalance = payment === 'tokens';
     try {
       this.overlay.transactional(() => {
         if (chargesBalance) debit(context, signer, extrinsic.fee, this.facts.existentialDeposit, true);
+        if (payment === 'capacity')
+          this.runtime.chargeFee(context, extrinsic.extrinsic.method as never, extrinsic.bytes.length);
       });
     } catch (error) {
       if (error instanceof DispatchFailure) return INVALID.payment();
+      if (error instanceof TransactionRejected) return error;
       throw error;
     }
     if (chargesBalance) context.deposit('Balances', 'Withdraw', { who: signer, amount: extrinsic.fee });

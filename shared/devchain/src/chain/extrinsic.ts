@@ -96,10 +96,9 @@ export function checkExtrinsic(
   // Capacity-paid calls are charged (and refused) by frequencyTxPayment itself.
   if (paysFromBalance(runtime, extrinsic) && spendable(account, facts.existentialDeposit, false) < fee)
     throw INVALID.payment();
-  runtime.validate(
-    { state, storage: runtime.storage, registry: runtime.registry, signer, blockNumber: current },
-    extrinsic.method as never,
-  );
+  const call = extrinsic.method as never;
+  const { storage, registry } = runtime;
+  runtime.validate({ state, storage, registry, signer, blockNumber: current, call, length: bytes.length }, call);
   const validUntil = era.isMortalEra ? era.asMortalEra.death(current) - 1 : Number.MAX_SAFE_INTEGER;
   return { hash, bytes, extrinsic, signer, nonce, tip, fee, validUntil, future: nonce > account.nonce };
 }

@@ -46,6 +46,9 @@ export interface ValidationContext {
   readonly signer: AccountHex;
   /** The number of the block that would execute the call. */
   readonly blockNumber: number;
+  /** The top-level call and the length of the whole extrinsic. */
+  readonly call: Call;
+  readonly length: number;
 }
 
 /** Throws TransactionRejected (e.g. `Custom(n)`) when the call may not enter the pool. */
@@ -58,6 +61,11 @@ export interface PalletRuntime {
   calls?: Record<string, CallHandler>;
   /** Checks the runtime's transaction extensions make for some calls (camelCase call name). */
   validate?: Record<string, CallValidator>;
+  /**
+   * Charges the fee of one of this pallet's calls before it dispatches (how FrequencyTxPayment takes
+   * Capacity); throws TransactionRejected when it cannot pay.
+   */
+  chargeFee?: (context: DispatchContext, call: Call, length: number) => void;
   /** Calls declared `Pays::No` (camelCase names): no fee is charged. */
   feeless?: readonly string[];
   /** Writes the pallet's genesis state (block 0). */

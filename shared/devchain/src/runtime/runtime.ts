@@ -116,6 +116,13 @@ export class Runtime {
     return this.pallets.get(pallet)?.feeless?.includes(stringCamelCase(call.method)) ? 'free' : 'tokens';
   }
 
+  /** Charges a non-token fee (Capacity) through the call's pallet. */
+  chargeFee(context: DispatchContext, call: Call, length: number): void {
+    const charge = this.pallets.get(this.palletName(call.callIndex))?.chargeFee;
+    if (!charge) throw new Error(`pallet of ${call.section}.${call.method} charges no fee`);
+    charge(context, call, length);
+  }
+
   /** Runs the extension checks that apply to a top-level call. */
   validate(context: ValidationContext, call: Call): void {
     const validator = this.pallets.get(this.palletName(call.callIndex))?.validate?.[stringCamelCase(call.method)];

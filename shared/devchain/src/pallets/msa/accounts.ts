@@ -1,7 +1,7 @@
 import type { StateView } from '../../chain/state.js';
 import type { Storage } from '../../chain/storage.js';
 import { numberOf, someOf } from '../../runtime/codecs.js';
-import type { AccountHex, DispatchContext } from '../../runtime/context.js';
+import type { AccountHex, BlockHookContext } from '../../runtime/context.js';
 import { ModuleError } from '../../runtime/errors.js';
 
 export interface Reader {
@@ -27,7 +27,7 @@ export const isProvider = (reader: Reader, msaId: number) =>
   reader.storage.has(reader.state, 'Msa', 'ProviderToRegistryEntryV2', msaId);
 
 /** Adds a key to an MSA (at most `maxKeys`), the key must not belong to any MSA yet. */
-export function addKey(context: DispatchContext, msaId: number, key: AccountHex, maxKeys: number): void {
+export function addKey(context: BlockHookContext, msaId: number, key: AccountHex, maxKeys: number): void {
   if (msaOf(context, key) !== undefined) throw new ModuleError('Msa', 'KeyAlreadyRegistered');
   const count = keyCount(context, msaId);
   if (count >= maxKeys) throw new ModuleError('Msa', 'KeyLimitExceeded');
@@ -35,14 +35,14 @@ export function addKey(context: DispatchContext, msaId: number, key: AccountHex,
   context.storage.set(context.state, 'Msa', 'PublicKeyCountForMsaId', [msaId], count + 1);
 }
 
-export function removeKey(context: DispatchContext, msaId: number, key: AccountHex): void {
+export function removeKey(context: BlockHookContext, msaId: number, key: AccountHex): void {
   context.storage.set(context.state, 'Msa', 'PublicKeyToMsaId', [key], undefined);
   const remaining = keyCount(context, msaId) - 1;
   context.storage.set(context.state, 'Msa', 'PublicKeyCountForMsaId', [msaId], remaining > 0 ? remaining : undefined);
 }
 
 /** A new MSA id for `key` (ids start at 1 and are never reused). */
-export function createMsa(context: DispatchContext, key: AccountHex, maxKeys: number): number {
+export function createMsa(context: BlockHookContext, key: AccountHex, maxKeys: number): number {
   if (msaOf(context, key) !== undefined) throw new ModuleError('Msa', 'KeyAlreadyRegistered');
   const id = numberOf(context.storage.get(context.state, 'Msa', 'CurrentMsaIdentifierMaximum')) + 1;
   context.storage.set(context.state, 'Msa', 'CurrentMsaIdentifierMaximum', [], id);
@@ -52,7 +52,7 @@ export function createMsa(context: DispatchContext, key: AccountHex, maxKeys: nu
 }
 
 export function registerProvider(
-  context: DispatchContext,
+  context: BlockHookContext,
   msaId: number,
   entry: unknown,
   nameLength: number,

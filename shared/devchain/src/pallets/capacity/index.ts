@@ -1,0 +1,107 @@
+import type { Codec } from '@polkadot/types/types';
+import { bigintOf, numberOf, someOf } from '../../runtime/codecs.js';
+import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
+import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
+import { readAccount, writeAccount } from '../balances.js';
+import { isProvider } from '../msa/accounts.js';
+import { currentEpoch, readLedger, writeLedger } from './ledger.js';
+
+export interface CapacityConstants {
+  minimumStakingAmount: bigint;
+  minimumTokenBalance: bigint;
+  /** Capacity issued per token staked, in parts per billion (2 % = 20,000,000). */
+  capacityPerTokenPerBillion: bigint;
+  maxEpochLength: number;
+}
+
+type Context = DispatchContext | BlockHookContext;
+
+const signed = (context: DispatchContext): AccountHex => {
+  if (context.origin.type !== 'signed') throw new DispatchFailure('BadOrigin');
+  return context.origin.who;
+};
+
+/** The tokens staked by an account (frozen in its balance). */
+const stakedBy = (context: Context, staker: AccountHex): bigint => {
+  const details = someOf<{ active: Codec }>(
+    context.storage.get(context.state, 'Capacity', 'StakingAccountLedger', staker),
+  );
+  return details ? bigintOf(details.active) : 0n;
+};
+
+/**
+ * Stakes tokens for a provider: freezes them and issues Capacity (2 % of the amount) to the target's ledger.
+ * Used by the stake call and by the genesis, which stakes for Alice's provider MSA.
+ */
+export function stake(
+  context: Context,
+  staker: AccountHex,
+  target: number,
+  amount: bigint,
+  constants: CapacityConstants,
+): bigint {
+  if (amount === 0n) throw new ModuleError('Capacity', 'ZeroAmountNotAllowed');
+  if (!isProvider(context, target)) throw new ModuleError('Capacity', 'InvalidTarget');
+  const account = readAccount(context, staker);
+  const alreadyStaked = stakedBy(context, staker);
+  const stakable = account.data.free - alreadyStaked - constants.minimumTokenBalance;
+  if (amount > stakable) throw new ModuleError('Capacity', 'BalanceTooLowtoStake');
+  if (amount < constants.minimumStakingAmount) throw new ModuleError('Capacity', 'StakingAmountBelowMinimum');
+  const capacity = (amount * constants.capacityPerTokenPerBillion) / 1_000_000_000n;
+  account.data.frozen = alreadyStaked + amount;
+  writeAccount(context, staker, account);
+  context.storage.set(context.state, 'Capacity', 'StakingAccountLedger', [staker], {
+    active: alreadyStaked + amount,
+    stakingType: 'MaximumCapacity',
+  });
+  const staking = someOf<{ amount: Codec; capacity: Codec }>(
+    context.storage.get(context.state, 'Capacity', 'StakingTargetLedger', staker, target),
+  );
+  context.storage.set(context.state, 'Capacity', 'StakingTargetLedger', [staker, target], {
+    amount: (staking ? bigintOf(staking.amount) : 0n) + amount,
+    capacity: (staking ? bigintOf(staking.capacity) : 0n) + capacity,
+  });
+  const ledger = readLedger(context, target) ?? {
+    remainingCapacity: 0n,
+    totalTokensStaked: 0n,
+    totalCapacityIssued: 0n,
+    lastReplenishedEpoch: 0,
+  };
+  writeLedger(context, target, {
+    remainingCapacity: ledger.remainingCapacity + capacity,
+    totalTokensStaked: ledger.totalTokensStaked + amount,
+    totalCapacityIssued: ledger.totalCapacityIssued + capacity,
+    lastReplenishedEpoch: ledger.lastReplenishedEpoch,
+  });
+  context.deposit('Capacity', 'Staked', { account: staker, target, amount, capacity });
+  return capacity;
+}
+
+export function capacityPallet(constants: CapacityConstants): PalletRuntime {
+  return {
+    name: 'Capacity',
+    calls: {
+      stake: (context, args) =>
+        void stake(context, signed(context), numberOf(args.target as Codec), bigintOf(args.amount as Codec), constants),
+      setEpochLength: (context, args) => {
+        if (context.origin.type !== 'root') throw new DispatchFailure('BadOrigin');
+        const length = numberOf(args.length as Codec);
+        if (length > constants.maxEpochLength) throw new ModuleError('Capacity', 'MaxEpochLengthExceeded');
+        context.storage.set(context.state, 'Capacity', 'EpochLength', [], length);
+        context.deposit('Capacity', 'EpochLengthUpdated', { blocks: length });
+      },
+    },
+    // An epoch lasts EpochLength blocks; the next one opens in the block that reaches it.
+    onInitialize: (context) => {
+      const { storage, state } = context;
+      const start = numberOf(
+        (storage.get(state, 'Capacity', 'CurrentEpochInfo') as unknown as { epochStart: Codec }).epochStart,
+      );
+      const length = numberOf(storage.get(state, 'Capacity', 'EpochLength'));
+      if (context.blockNumber - start >= length) {
+        storage.set(state, 'Capacity', 'CurrentEpoch', [], currentEpoch(context) + 1);
+        storage.set(state, 'Capacity', 'CurrentEpochInfo', [], { epochStart: context.blockNumber });
+      }
+    },
+  };
+}

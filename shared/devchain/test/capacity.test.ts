@@ -1,0 +1,94 @@
+import { jest } from '@jest/globals';
+import type { KeyringPair } from '@polkadot/keyring/types';
+import type { PalletMsaAddProvider } from '@polkadot/types/lookup';
+import { u8aToHex, u8aWrapBytes } from '@polkadot/util';
+import { connect, submit, type Connected } from './support/client.js';
+
+describe('Capacity and paying with it', () => {
+  let c: Connected;
+  beforeAll(async () => (c = await connect()));
+  afterAll(async () => c.close());
+
+  const names = (outcome: Awaited<ReturnType<typeof submit>>) =>
+    outcome.result.events.map(({ event }) => `${event.section}.${event.method}`);
+  const ledger = async (msaId: number) => (await c.api.query.capacity.capacityLedger(msaId)).unwrap();
+  const current = async () => (await c.api.rpc.chain.getHeader()).number.toNumber() + 1;
+  const signUp = async (user: KeyringPair) => {
+    const payload = c.api.createType('PalletMsaAddProvider', {
+      authorizedMsaId: 1,
+      intentIds: [1],
+      expiration: (await current()) + 100,
+    }) as unknown as PalletMsaAddProvider;
+    const proof = { Sr25519: u8aToHex(user.sign(u8aWrapBytes(payload.toU8a()))) };
+    return c.api.tx.msa.createSponsoredAccountWithDelegation(user.address, proof, payload);
+  };
+  // polkadot-js logs each rejected submission (sometimes after the promise settles); here they are expected.
+  const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  afterAll(() => logged.mockRestore());
+  const rejected = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'accepted',
+      (error: Error) => error.message,
+    );
+
+  it("stakes Alice's tokens for her provider MSA at genesis: 2 % of the stake becomes Capacity", async () => {
+    const details = await ledger(1);
+    expect(details.totalTokensStaked.toBigInt()).toBe(2_000_000_000_000_000n);
+    expect(details.totalCapacityIssued.toBigInt()).toBe(40_000_000_000_000n);
+    expect(details.remainingCapacity.toBigInt()).toBe(40_000_000_000_000n);
+    expect((await c.api.query.system.account(c.alice.address)).data.frozen.toBigInt()).toBe(2_000_000_000_000_000n);
+    expect((await c.api.query.capacity.epochLength()).toNumber()).toBe(100);
+  });
+
+  it('pays a sponsored sign-up batch with Capacity instead of tokens', async () => {
+    const tokensBefore = (await c.api.query.system.account(c.alice.address)).data.free.toBigInt();
+    const capacityBefore = (await ledger(1)).remainingCapacity.toBigInt();
+    const outcome = await submit(c.api.tx.frequencyTxPayment.payWithCapacityBatchAll([await signUp(c.bob)]), c.alice);
+    const events = names(outcome);
+    expect(events).toEqual([
+      'capacity.CapacityWithdrawn',
+      'msa.MsaCreated',
+      'msa.DelegationGranted',
+      'utility.ItemCompleted',
+      'utility.BatchCompleted',
+      'system.ExtrinsicSuccess',
+    ]);
+    const withdrawn = outcome.result.events
+      .find(({ event }) => event.method === 'CapacityWithdrawn')!
+      .event.data[1]!.toString();
+    expect((await ledger(1)).remainingCapacity.toBigInt()).toBe(capacityBefore - BigInt(withdrawn));
+    expect((await c.api.query.system.account(c.alice.address)).data.free.toBigInt()).toBe(tokensBefore);
+  });
+
+  it('refuses ineligible calls, keys without an MSA, and batches over ten calls', async () => {
+    const ineligible = c.api.tx.frequencyTxPayment.payWithCapacity(
+      c.api.tx.balances.transferKeepAlive(c.bob.address, 1_000_000n),
+    );
+    expect(await rejected(submit(ineligible, c.alice))).toBe('1010: Invalid Transaction: Custom error: 0');
+    const noMsa = c.api.tx.frequencyTxPayment.payWithCapacity(await signUp(c.bob));
+    expect(await rejected(submit(noMsa, c.charlie))).toBe('1010: Invalid Transaction: Custom error: 1');
+    const eleven = await Promise.all(Array.from({ length: 11 }, () => signUp(c.charlie)));
+    const tooMany = await submit(c.api.tx.frequencyTxPayment.payWithCapacityBatchAll(eleven), c.alice);
+    const error = c.api.registry.findMetaError(tooMany.result.dispatchError!.asModule);
+    expect(`${error.section}.${error.name}`).toBe('frequencyTxPayment.BatchedCallAmountExceedsMaximum');
+  });
+
+  it('stakes for a new provider and refuses a fee larger than its Capacity', async () => {
+    await submit(c.api.tx.msa.create(), c.charlie);
+    await submit(c.api.tx.msa.createProvider('charlie'), c.charlie);
+    const staked = await submit(c.api.tx.capacity.stake(3, 1_000_000n), c.charlie);
+    expect(names(staked)).toContain('capacity.Staked');
+    expect((await ledger(3)).totalCapacityIssued.toBigInt()).toBe(20_000n);
+    const tooBig = c.api.tx.frequencyTxPayment.payWithCapacity(
+      c.api.tx.msa.grantDelegation(
+        c.bob.address,
+        { Sr25519: `0x${'00'.repeat(64)}` },
+        { authorizedMsaId: 3, intentIds: [], expiration: 1 },
+      ),
+    );
+    // The node answers "Inability to pay some fees (e.g. account balance too low)"; polkadot-js reformats it.
+    expect(await rejected(submit(tooBig, c.charlie))).toBe(
+      '1010: Invalid Transaction: Inability to pay some fees , e.g. account balance too low',
+    );
+  });
+});
