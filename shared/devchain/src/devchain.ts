@@ -6,6 +6,7 @@ import { balancesPallet } from './pallets/balances.js';
 import { systemPallet } from './pallets/system.js';
 import { capacityPallet } from './pallets/capacity/index.js';
 import { frequencyTxPaymentPallet } from './pallets/frequencyTxPayment.js';
+import { messagesPallet } from './pallets/messages.js';
 import { msaPallet } from './pallets/msa/index.js';
 import { devProviderGenesis } from './genesis/devProvider.js';
 import { schemasPallet } from './pallets/schemas.js';
@@ -76,6 +77,12 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       maxSignaturesStored: limit('maxSignaturesStored'),
     }),
     capacityPallet(capacityConstants),
+    messagesPallet(
+      Number(
+        (facts.constants.Messages as Record<string, { value: unknown }> | undefined)?.messagesMaxPayloadSizeBytes
+          ?.value ?? 3072,
+      ),
+    ),
     frequencyTxPaymentPallet(palletNames, existentialDeposit, maxBatch),
     devProviderGenesis(alice, limit('maxPublicKeysPerMsa'), capacityConstants),
   ]);

@@ -57,7 +57,10 @@ export class Storage {
     return this.registry.createType(type, fallback) as unknown as T;
   }
 
-  /** Writes a value (anything the item's type accepts); `undefined` removes the key. */
+  /**
+   * Writes a value (anything the item's type accepts); `undefined` removes the key. Give `Bytes` contents as
+   * 0x-hex or codecs: polkadot-js reads a Uint8Array as already SCALE-encoded (length prefix included).
+   */
   set(state: StateView, pallet: string, item: string, keys: unknown[], value: unknown): void {
     const entry = this.entry(pallet, item);
     const key = this.key(pallet, item, ...keys);

@@ -88,3 +88,11 @@ export function hasActiveDelegations(reader: Reader, delegator: number, at: numb
     return revokedAt === 0 || revokedAt >= at;
   });
 }
+
+/** Whether `provider` may act for `delegator` on `intentId` at block `at` (delegation and grant both valid). */
+export function isGranted(reader: Reader, delegator: number, provider: number, intentId: number, at: number): boolean {
+  const delegation = readDelegation(reader, delegator, provider);
+  if (!isActive(delegation, at)) return false;
+  const revokedAt = delegation.permissions.get(intentId);
+  return revokedAt !== undefined && (revokedAt === 0 || revokedAt >= at);
+}
