@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test lint typecheck unit build docs clean
+.PHONY: help dev test lint typecheck unit build docs bench clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -29,6 +29,9 @@ unit: node_modules/.package-lock.json ## Only the tests, without type-checking a
 
 build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
 	npm run build
+
+bench: node_modules/.package-lock.json ## Run the benchmarks (figures with same-run baselines)
+	npm run bench --workspaces --if-present
 
 docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md from the components' schemas
 	npm run docs:config
