@@ -9,6 +9,7 @@ import type { Key } from '../chain/state.js';
 import type { AccountHex } from '../runtime/context.js';
 import { TransactionRejected } from '../runtime/errors.js';
 import { invalidParams, RpcError } from './errors.js';
+import { frequencyMethods } from './frequencyMethods.js';
 import { runtimeCall } from './runtimeCalls.js';
 
 /** Pushes subscription results to the client; returns nothing. */
@@ -150,6 +151,7 @@ export class RpcMethods {
         return chain.runtime.registry.createType('RuntimeDispatchInfo', bytes).toJSON();
       },
       author_submitExtrinsic: ([extrinsic]) => this.submit(extrinsic),
+      ...frequencyMethods(chain, (at) => this.block(at)),
       author_pendingExtrinsics: () => chain.pool.pending().map((xt) => u8aToHex(xt.bytes)),
     };
   }

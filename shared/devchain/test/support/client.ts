@@ -1,4 +1,4 @@
-import '@frequency-chain/api-augment';
+import { options as frequencyOptions } from '@frequency-chain/api-augment';
 import { ApiPromise, WsProvider } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { KeyringPair } from '@polkadot/keyring/types';
@@ -19,6 +19,7 @@ export async function connect(options: DevchainOptions = {}): Promise<Connected>
   const internalErrors: unknown[] = [];
   const devchain = await startDevchain({ ...options, onInternalError: (error) => internalErrors.push(error) });
   const api = await ApiPromise.create({
+    ...frequencyOptions,
     provider: new WsProvider(devchain.url),
     noInitWarn: true,
     throwOnConnect: true,

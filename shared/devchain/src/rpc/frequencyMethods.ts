@@ -1,0 +1,78 @@
+import { hexToU8a, isHex, stringCamelCase } from '@polkadot/util';
+import { encodeAddress } from '@polkadot/util-crypto';
+import type { GenericExtrinsic } from '@polkadot/types';
+import type { Chain } from '../chain/chain.js';
+import type { Block } from '../chain/blockBuilder.js';
+import { capacityFee, innerCalls, CAPACITY_ELIGIBLE } from '../pallets/frequencyTxPayment.js';
+import { isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
+import { numberOf } from '../runtime/codecs.js';
+import { invalidParams } from './errors.js';
+
+type Handler = (params: unknown[]) => unknown;
+
+const toNumber = (value: unknown, name: string): number => {
+  const number = typeof value === 'string' ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0)
+    throw invalidParams(`${name} must be a non-negative integer`);
+  return number;
+};
+
+/**
+ * The Frequency node's own RPC methods that the gateway calls (`msa_*`, `frequencyTxPayment_*`), with the
+ * node's JSON shapes.
+ */
+export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): Record<string, Handler> {
+  const { runtime } = chain;
+  const reader = (at: Block) => ({ state: chain.stateAt(at), storage: runtime.storage });
+  return {
+    msa_checkDelegations: ([delegators, provider, blockNumber, intentId]) => {
+      const at = toNumber(blockNumber, 'block_number');
+      const providerId = toNumber(provider, 'provider_msa_id');
+      const view = reader(chain.best);
+      return ((delegators as unknown[]) ?? []).map((delegator) => {
+        const delegatorId = toNumber(delegator, 'delegator_msa_ids');
+        if (at > chain.best.number) return [delegatorId, false];
+        const intents = intentId === null || intentId === undefined ? undefined : toNumber(intentId, 'schema_id');
+        const valid =
+          intents === undefined
+            ? isActive(readDelegation(view, delegatorId, providerId), at)
+            : isGranted(view, delegatorId, providerId, intents, at);
+        return [delegatorId, valid];
+      });
+    },
+    msa_getKeysByMsaId: ([msaId]) => {
+      const id = toNumber(msaId, 'msa_id');
+      // The node answers from an index built from finalized blocks.
+      const view = reader(chain.finalized);
+      const prefix = runtime.storage.prefix('Msa', 'PublicKeyToMsaId');
+      const keys: string[] = [];
+      for (const key of view.state.keys(prefix)) {
+        const value = view.state.get(key);
+        if (!value || numberOf(runtime.registry.createType('u64', value)) !== id) continue;
+        // Twox64Concat: the account id is the last 32 bytes of the key.
+        keys.push(encodeAddress(hexToU8a(key).slice(-32), runtime.facts.chain.ss58Prefix));
+      }
+      return keys.length === 0 ? null : { msa_id: id, msa_keys: keys };
+    },
+    frequencyTxPayment_computeCapacityFeeDetails: ([encoded, at]) => {
+      if (typeof encoded !== 'string' || !isHex(encoded)) throw invalidParams('encoded_xt must be hex');
+      block(at);
+      const extrinsic = runtime.registry.createType('Extrinsic', hexToU8a(encoded)) as unknown as GenericExtrinsic;
+      if (runtime.payment(extrinsic.method) !== 'capacity') return { inclusionFee: null };
+      const calls = innerCalls(extrinsic.method as never);
+      const eligible = calls.every(
+        (call) =>
+          CAPACITY_ELIGIBLE[runtime.palletName(call.callIndex)]?.includes(stringCamelCase(call.method)) ?? false,
+      );
+      if (!eligible) return { inclusionFee: null };
+      const fee = capacityFee(calls.length, extrinsic.encodedLength);
+      return {
+        inclusionFee: {
+          baseFee: String(fee.baseFee),
+          lenFee: String(fee.lenFee),
+          adjustedWeightFee: String(fee.adjustedWeightFee),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { KeyringPair } from '@polkadot/keyring/types';
+import type { PalletMsaAddProvider } from '@polkadot/types/lookup';
+import { u8aToHex, u8aWrapBytes } from '@polkadot/util';
+import { connect, submit, type Connected } from './support/client.js';
+
+describe('Frequency RPC methods the gateway calls', () => {
+  let c: Connected;
+  let signedUpAt: number;
+  beforeAll(async () => {
+    c = await connect();
+    const payload = c.api.createType('PalletMsaAddProvider', {
+      authorizedMsaId: 1,
+      intentIds: [2, 17],
+      expiration: (await c.api.rpc.chain.getHeader()).number.toNumber() + 100,
+    }) as unknown as PalletMsaAddProvider;
+    const proof = { Sr25519: u8aToHex((c.bob as KeyringPair).sign(u8aWrapBytes(payload.toU8a()))) };
+    const tx = c.api.tx.frequencyTxPayment.payWithCapacity(
+      c.api.tx.msa.createSponsoredAccountWithDelegation(c.bob.address, proof, payload),
+    );
+    const { result } = await submit(tx, c.alice);
+    signedUpAt = (await c.api.rpc.chain.getHeader(result.status.asFinalized)).number.toNumber();
+  });
+  afterAll(async () => c.close());
+
+  it('msa_checkDelegations answers per delegator, per intent and per block', async () => {
+    const best = (await c.api.rpc.chain.getHeader()).number.toNumber();
+    const all = await c.api.rpc.msa.checkDelegations([2, 3], 1, best, null);
+    expect(all.map(([id, ok]) => [id.toNumber(), ok.isTrue])).toEqual([
+      [2, true],
+      [3, false],
+    ]);
+    const granted = await c.api.rpc.msa.checkDelegations([2], 1, best, 17);
+    const notGranted = await c.api.rpc.msa.checkDelegations([2], 1, best, 5);
+    expect([granted[0]![1].isTrue, notGranted[0]![1].isTrue]).toEqual([true, false]);
+    const future = await c.api.rpc.msa.checkDelegations([2], 1, best + 10, null);
+    expect(future[0]![1].isTrue).toBe(false);
+    expect(signedUpAt).toBeLessThanOrEqual(best);
+  });
+
+  it('msa_getKeysByMsaId lists the keys of an MSA from finalized state', async () => {
+    const keys = await c.api.rpc.msa.getKeysByMsaId(2);
+    expect(keys.unwrap().msa_keys.map((key: { toString(): string }) => key.toString())).toEqual([c.bob.address]);
+    expect((await c.api.rpc.msa.getKeysByMsaId(999)).isNone).toBe(true);
+  });
+
+  it('frequencyTxPayment_computeCapacityFeeDetails predicts what the chain withdraws', async () => {
+    const tx = c.api.tx.frequencyTxPayment.payWithCapacity(
+      c.api.tx.messages.addIpfsMessage(17, 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', 10),
+    );
+    await tx.signAsync(c.alice);
+    const details = await c.api.rpc.frequencyTxPayment.computeCapacityFeeDetails(tx.toHex(), null);
+    const fee = details.inclusionFee.unwrap();
+    const predicted = fee.baseFee.toBigInt() + fee.lenFee.toBigInt() + fee.adjustedWeightFee.toBigInt();
+    const withdrawn = await new Promise<bigint>((resolve) => {
+      void tx.send((result) => {
+        if (!result.status.isInBlock) return;
+        const event = result.events.find(({ event }) => event.method === 'CapacityWithdrawn');
+        resolve(BigInt(event!.event.data[1]!.toString()));
+      });
+    });
+    expect(withdrawn).toBe(predicted);
+    const tokenPaid = await c.api.rpc.frequencyTxPayment.computeCapacityFeeDetails(c.api.tx.msa.create().toHex(), null);
+    expect(tokenPaid.inclusionFee.isNone).toBe(true);
+  });
+});
