@@ -6,10 +6,12 @@ import { balancesPallet } from './pallets/balances.js';
 import { systemPallet } from './pallets/system.js';
 import { capacityPallet } from './pallets/capacity/index.js';
 import { frequencyTxPaymentPallet } from './pallets/frequencyTxPayment.js';
+import { handleLimits, handlesPallet } from './pallets/handles/index.js';
 import { messagesPallet } from './pallets/messages.js';
 import { msaPallet } from './pallets/msa/index.js';
 import { devProviderGenesis } from './genesis/devProvider.js';
-import { schemasPallet } from './pallets/schemas.js';
+import { schemasPallet } from './pallets/schemas/index.js';
+import { dsnpModels, genesisOnlyModels } from './pallets/schemas/models.js';
 import { sudoPallet } from './pallets/sudo.js';
 import { timestampPallet } from './pallets/timestamp.js';
 import { utilityPallet } from './pallets/utility.js';
@@ -61,6 +63,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
   const maxBatch = Number(
     (facts.constants.FrequencyTxPayment as Record<string, { value: unknown }>).maximumCapacityBatchLength?.value,
   );
+  const schemaConstants = facts.constants.Schemas as Record<string, { value: unknown }>;
   const palletNames = new Map(built.metadata.asV14.pallets.map((p) => [p.index.toNumber(), p.name.toString()]));
   const runtime = new Runtime(built, [
     systemPallet(),
@@ -68,7 +71,14 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     balancesPallet(existentialDeposit),
     utilityPallet(),
     sudoPallet(alice),
-    schemasPallet(facts),
+    schemasPallet(
+      facts,
+      { byName: await dsnpModels(), byId: genesisOnlyModels() },
+      {
+        minSchemaModelSizeBytes: Number(schemaConstants.minSchemaModelSizeBytes?.value),
+        maxSchemaSettingsPerSchema: Number(schemaConstants.maxSchemaSettingsPerSchema?.value),
+      },
+    ),
     msaPallet({
       maxPublicKeysPerMsa: limit('maxPublicKeysPerMsa'),
       maxGrantsPerDelegation: limit('maxGrantsPerDelegation'),
@@ -83,6 +93,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
           ?.value ?? 3072,
       ),
     ),
+    handlesPallet(handleLimits(facts)),
     frequencyTxPaymentPallet(palletNames, existentialDeposit, maxBatch),
     devProviderGenesis(alice, limit('maxPublicKeysPerMsa'), capacityConstants),
   ]);

@@ -34,7 +34,7 @@ describe('the devchain with a real @polkadot/api client over WebSocket', () => {
     expect(await free(c.bob.address)).toBe(before.bob + 5n * UNIT);
     expect(await free(c.alice.address)).toBe(before.alice - 5n * UNIT - BigInt(fee));
     const priced = await c.api.tx.balances.transferKeepAlive(c.bob.address, 5n * UNIT).signAsync(c.alice, { nonce });
-    const queried = await c.api.call.transactionPaymentApi.queryInfo(priced.toHex(), priced.encodedLength);
+    const queried = await c.api.call.transactionPaymentApi.queryInfo(priced.toU8a(), priced.encodedLength);
     expect(queried.partialFee.toBigInt()).toBe(BigInt(fee));
   });
 

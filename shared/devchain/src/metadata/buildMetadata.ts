@@ -1,7 +1,7 @@
 import { Metadata, TypeRegistry } from '@polkadot/types';
 import { stringCamelCase, stringPascalCase, u8aToHex } from '@polkadot/util';
 import { blake2AsHex } from '@polkadot/util-crypto';
-import { loadConstantListing, loadLookup, loadStorageListing } from '../runtime/apiAugment.js';
+import { loadConstantListing, loadLookup, loadRuntimeApiListing, loadStorageListing } from '../runtime/apiAugment.js';
 import { devPallets, loadFacts, runtimeApiVersions, type PalletFact, type RuntimeFacts } from '../runtime/facts.js';
 import { field, variant, type SiVariant } from './portableTypes.js';
 import { storageItemsOf } from './storageItems.js';
@@ -20,6 +20,14 @@ export interface RuntimeMetadata {
   guesses: string[];
   /** Type id of each api-augment lookup name. */
   lookupIds: Map<string, number>;
+  /** The runtime APIs of the V15 metadata, with the type ids of their inputs and outputs. */
+  apis: RuntimeApiMetadata[];
+}
+
+export interface RuntimeApiMetadata {
+  name: string;
+  methods: { name: string; inputs: { name: string; type: number }[]; output: number; docs: string[] }[];
+  docs: string[];
 }
 
 interface StorageEntryJson {
@@ -155,6 +163,7 @@ export async function buildMetadata(): Promise<RuntimeMetadata> {
     }));
   guesses.push('extension StorageWeightReclaim listed last (carries no bytes, so signing is unaffected)');
   const runtimeType = builder.resolve('FrequencyRuntimeRuntime');
+  const apis = runtimeApisOf(facts, builder, extrinsicType, fixedLength);
 
   const document = () => ({
     magicNumber: 0x6174656d,
@@ -194,9 +203,42 @@ export async function buildMetadata(): Promise<RuntimeMetadata> {
   const metadata = new Metadata(registry, document());
   registry.setMetadata(metadata, undefined, userExtensions, true);
   // V15 is polkadot-js' own conversion of V14, rebuilt from JSON (the codec instance mis-encodes pallets).
-  const v15 = new Metadata(registry, { magicNumber: 0x6174656d, metadata: { v15: metadata.asV15.toJSON() } });
+  const v15 = new Metadata(registry, {
+    magicNumber: 0x6174656d,
+    metadata: { v15: { ...metadata.asV15.toJSON(), apis } },
+  });
   const lookupIds = new Map(
     Object.keys(builder.lookup.definitions).map((name) => [name, builder.idOf(name) as number]),
   );
-  return { facts, registry, metadata, v14: metadata.toU8a(), v15: v15.toU8a(), pallets, guesses, lookupIds };
+  return { facts, registry, metadata, v14: metadata.toU8a(), v15: v15.toU8a(), pallets, guesses, lookupIds, apis };
+}
+
+/**
+ * The V15 `apis` section: every runtime API of the development node with its methods in the runtime's order,
+ * typed from api-augment's declarations. With it, `api.call.<api>.<method>` exists on clients.
+ */
+function runtimeApisOf(
+  facts: RuntimeFacts,
+  builder: TypeBuilder,
+  extrinsicType: number,
+  fixedLength: number,
+): RuntimeApiMetadata[] {
+  const listing = new Map(loadRuntimeApiListing(fixedLength).map((api) => [api.name, api]));
+  const typeOf = (type: string) => (type === 'Extrinsic' ? extrinsicType : builder.resolve(type));
+  return runtimeApiVersions(facts).map(([name]) => {
+    const declared = listing.get(name);
+    const fact = facts.runtimeApis.find((api) => api.name === name);
+    if (!declared || !fact) throw new Error(`runtime API ${name} is not declared by api-augment`);
+    const methods = fact.methods.map((methodName) => {
+      const method = declared.methods.find((m) => m.name === methodName);
+      if (!method) throw new Error(`runtime API method ${name}.${methodName} is not declared by api-augment`);
+      return {
+        name: method.name,
+        inputs: method.params.map((param) => ({ name: param.name, type: typeOf(param.type) })),
+        output: typeOf(method.output),
+        docs: [],
+      };
+    });
+    return { name, methods, docs: [] };
+  });
 }

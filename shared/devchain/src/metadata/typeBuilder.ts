@@ -156,7 +156,16 @@ export class TypeBuilder {
     if (primitive) return this.push([], { Primitive: primitive });
     switch (name) {
       case 'Bytes':
+      case 'OpaqueMetadata':
         return this.push([], { Sequence: { type: this.resolve('u8') } });
+      // Newtypes over MessageSourceId that only runtime APIs use, so api-augment's lookup does not list them.
+      case 'CommonPrimitivesMsaDelegatorId':
+        return this.newtype(['common_primitives', 'msa', 'DelegatorId'], 'u64', 'MessageSourceId');
+      case 'CommonPrimitivesMsaProviderId':
+        return this.newtype(['common_primitives', 'msa', 'ProviderId'], 'u64', 'MessageSourceId');
+      case 'Slot':
+      case 'SlotDuration':
+        return this.newtype(['sp_consensus_slots', name], 'u64', 'u64');
       case 'AccountId32':
         return this.newtype(['sp_core', 'crypto', 'AccountId32'], '[u8;32]', '[u8; 32]');
       case 'H256':

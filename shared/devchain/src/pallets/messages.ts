@@ -1,12 +1,12 @@
 import type { Codec } from '@polkadot/types/types';
-import { u8aToHex, u8aToString } from '@polkadot/util';
+import { hexToU8a, stringToU8a, u8aToHex, u8aToString } from '@polkadot/util';
 import { CID } from 'multiformats/cid';
 import { numberOf, someOf } from '../runtime/codecs.js';
 import type { AccountHex, DispatchContext, PalletRuntime } from '../runtime/context.js';
 import { DispatchFailure, ModuleError } from '../runtime/errors.js';
-import { msaOf } from './msa/accounts.js';
+import { msaOf, type Reader } from './msa/accounts.js';
 import { isGranted } from './msa/delegations.js';
-import { schemaInfo } from './schemaInfo.js';
+import { intentInfo, schemaInfo } from './schemas/info.js';
 
 const SHA2_256 = 0x12;
 const BLAKE3 = 0x1e;
@@ -89,4 +89,95 @@ export function messagesPallet(maxPayloadBytes: number): PalletRuntime {
     },
     onInitialize: (context) => context.storage.set(context.state, 'Messages', 'BlockMessageIndex', [], undefined),
   };
+}
+
+export interface BlockPagination {
+  fromBlock: number;
+  fromIndex: number;
+  toBlock: number;
+  pageSize: number;
+}
+
+const MAX_PAGE_SIZE = 10_000;
+const MAX_BLOCK_RANGE = 50_000;
+
+export const isValidPagination = (p: BlockPagination) =>
+  p.pageSize > 0 &&
+  p.pageSize <= MAX_PAGE_SIZE &&
+  p.fromBlock < p.toBlock &&
+  p.toBlock - p.fromBlock <= MAX_BLOCK_RANGE;
+
+/** MessageResponseV2 of every message of an intent in one block, by index. */
+function messagesInBlock(reader: Reader, intentId: number, location: string, blockNumber: number) {
+  if (location !== 'OnChain' && location !== 'IPFS') return [];
+  const { storage, state } = reader;
+  const prefix = hexToU8a(storage.prefix('Messages', 'MessagesV3', blockNumber, intentId));
+  return state
+    .keys(u8aToHex(prefix))
+    .map((key) => {
+      // Twox64Concat(index): the u16 index is the key's last two bytes.
+      const index = storage.registry.createType('u16', hexToU8a(key).slice(-2)).toNumber();
+      const message = storage.registry.createType('PalletMessagesMessage', state.get(key)) as unknown as {
+        payload: Codec;
+        providerMsaId: Codec;
+        msaId: Codec;
+        schemaId: Codec;
+      };
+      const base = {
+        providerMsaId: numberOf(message.providerMsaId),
+        index,
+        blockNumber,
+        msaId: someOf(message.msaId) === undefined ? null : numberOf(someOf(message.msaId) as Codec),
+        schemaId: numberOf(message.schemaId),
+      };
+      if (location === 'OnChain')
+        return { ...base, payload: message.payload.toU8a(true), cid: null, payloadLength: null };
+      const [cid, payloadLength] = storage.registry.createType(
+        '(Bytes, u32)',
+        message.payload.toU8a(true),
+      ) as unknown as [Codec, Codec];
+      return {
+        ...base,
+        payload: null,
+        cid: stringToU8a(CID.decode(cid.toU8a(true)).toString()),
+        payloadLength: numberOf(payloadLength),
+      };
+    })
+    .sort((a, b) => a.index - b.index);
+}
+
+/**
+ * MessagesRuntimeApi get_messages_by_intent_id: a page of an intent's messages over a block range, with the
+ * runtime's quirks (the first block skips `fromIndex - 1` messages; the next index counts from there).
+ */
+export function messagesByIntent(reader: Reader, intentId: number, pagination: BlockPagination) {
+  const response = {
+    content: [] as ReturnType<typeof messagesInBlock>,
+    hasNext: false,
+    nextBlock: null as number | null,
+    nextIndex: null as number | null,
+  };
+  if (!isValidPagination(pagination)) return response;
+  const intent = intentInfo(reader, intentId);
+  if (!intent) return response;
+  let skip = Math.max(pagination.fromIndex - 1, 0);
+  for (let block = pagination.fromBlock; block < pagination.toBlock; block++) {
+    const list = messagesInBlock(reader, intentId, intent.payloadLocation, block);
+    const page = list.slice(skip);
+    skip = 0;
+    for (const [i, message] of page.entries()) {
+      response.content.push(message);
+      if (response.content.length === pagination.pageSize) {
+        let nextBlock = block;
+        let nextIndex = i + 1;
+        if (nextIndex === list.length) {
+          nextBlock = block + 1;
+          nextIndex = 0;
+        }
+        if (nextBlock < pagination.toBlock) Object.assign(response, { hasNext: true, nextBlock, nextIndex });
+        return response;
+      }
+    }
+  }
+  return response;
 }

@@ -6,6 +6,9 @@ import type { Block } from '../chain/blockBuilder.js';
 import { capacityFee, innerCalls, CAPACITY_ELIGIBLE } from '../pallets/frequencyTxPayment.js';
 import { isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
 import { numberOf } from '../runtime/codecs.js';
+import { handleLimits } from '../pallets/handles/index.js';
+import { handleForMsa, msaForHandle, nextSuffixes } from '../pallets/handles/queries.js';
+import { isValidHandle } from '../pallets/handles/rules.js';
 import { invalidParams } from './errors.js';
 
 type Handler = (params: unknown[]) => unknown;
@@ -17,6 +20,11 @@ const toNumber = (value: unknown, name: string): number => {
   return number;
 };
 
+const toText = (value: unknown, name: string): string => {
+  if (typeof value !== 'string') throw invalidParams(`${name} must be a string`);
+  return value;
+};
+
 /**
  * The Frequency node's own RPC methods that the gateway calls (`msa_*`, `frequencyTxPayment_*`), with the
  * node's JSON shapes.
@@ -24,6 +32,7 @@ const toNumber = (value: unknown, name: string): number => {
 export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): Record<string, Handler> {
   const { runtime } = chain;
   const reader = (at: Block) => ({ state: chain.stateAt(at), storage: runtime.storage });
+  const suffixRange = handleLimits(runtime.facts);
   return {
     msa_checkDelegations: ([delegators, provider, blockNumber, intentId]) => {
       const at = toNumber(blockNumber, 'block_number');
@@ -53,6 +62,19 @@ export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): R
         keys.push(encodeAddress(hexToU8a(key).slice(-32), runtime.facts.chain.ss58Prefix));
       }
       return keys.length === 0 ? null : { msa_id: id, msa_keys: keys };
+    },
+    handles_getHandleForMsa: ([msaId]) => {
+      const handle = handleForMsa(reader(chain.best), toNumber(msaId, 'msa_id'));
+      return handle
+        ? { base_handle: handle.baseHandle, canonical_base: handle.canonicalBase, suffix: handle.suffix }
+        : null;
+    },
+    handles_getMsaForHandle: ([display]) => msaForHandle(reader(chain.best), toText(display, 'display_handle')) ?? null,
+    handles_validateHandle: ([base]) => isValidHandle(new TextEncoder().encode(toText(base, 'base_handle'))),
+    handles_getNextSuffixes: ([base, count]) => {
+      const wanted = count === null || count === undefined ? 1 : Math.min(toNumber(count, 'count'), 100);
+      const answer = nextSuffixes(reader(chain.best), toText(base, 'base_handle'), wanted, suffixRange);
+      return { base_handle: answer.baseHandle, suffixes: answer.suffixes };
     },
     frequencyTxPayment_computeCapacityFeeDetails: ([encoded, at]) => {
       if (typeof encoded !== 'string' || !isHex(encoded)) throw invalidParams('encoded_xt must be hex');

@@ -11,6 +11,8 @@ import { TransactionRejected } from '../runtime/errors.js';
 import { invalidParams, RpcError } from './errors.js';
 import { frequencyMethods } from './frequencyMethods.js';
 import { runtimeCall } from './runtimeCalls.js';
+import { frequencyRuntimeApis, type RuntimeApiMethod } from './runtimeApis.js';
+import { handleLimits } from '../pallets/handles/index.js';
 
 /** Pushes subscription results to the client; returns nothing. */
 export type Sink = (result: unknown) => void;
@@ -44,7 +46,10 @@ export class RpcMethods {
   readonly handlers: Record<string, Handler>;
   readonly subscriptions: SubscriptionSpec[];
 
+  private readonly runtimeApis: Record<string, RuntimeApiMethod>;
+
   constructor(private readonly chain: Chain) {
+    this.runtimeApis = frequencyRuntimeApis(handleLimits(chain.runtime.facts));
     this.handlers = this.buildHandlers();
     this.subscriptions = this.buildSubscriptions();
   }
@@ -140,10 +145,12 @@ export class RpcMethods {
           .filter((key) => !startKey || key > (startKey as string).toLowerCase())
           .slice(0, Number(count)),
       state_getKeys: ([prefix, at]) => chain.stateAt(this.block(at)).keys((prefix as string).toLowerCase() as Key),
-      state_call: ([method, data, at]) => runtimeCall(chain, String(method), hexToU8a(String(data)), this.block(at)),
+      state_call: ([method, data, at]) =>
+        runtimeCall(chain, this.runtimeApis, String(method), hexToU8a(String(data)), this.block(at)),
       payment_queryInfo: ([extrinsic, at]) => {
         const bytes = runtimeCall(
           chain,
+          this.runtimeApis,
           'TransactionPaymentApi_query_info',
           hexToU8a(String(extrinsic)),
           this.block(at),

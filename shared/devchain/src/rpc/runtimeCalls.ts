@@ -5,13 +5,20 @@ import type { Chain } from '../chain/chain.js';
 import { feeOf, paysFromBalance, type Hex } from '../chain/extrinsic.js';
 import type { AccountHex } from '../runtime/context.js';
 import { RpcError } from './errors.js';
+import { callRuntimeApi, type RuntimeApiMethod } from './runtimeApis.js';
 
 const WEIGHT = { refTime: 100_000_000, proofSize: 0 };
 
 /**
  * state_call: the runtime APIs a client calls, answered from the devchain with the real API's encodings.
  */
-export function runtimeCall(chain: Chain, method: string, data: Uint8Array, block: Block): Hex {
+export function runtimeCall(
+  chain: Chain,
+  apis: Record<string, RuntimeApiMethod>,
+  method: string,
+  data: Uint8Array,
+  block: Block,
+): Hex {
   const { registry, built } = chain.runtime;
   const encode = (type: string, value: unknown) => u8aToHex(registry.createType(type, value).toU8a()) as Hex;
   switch (method) {
@@ -46,7 +53,10 @@ export function runtimeCall(chain: Chain, method: string, data: Uint8Array, bloc
         tip,
       });
     }
-    default:
+    default: {
+      const answer = callRuntimeApi(chain, apis, method, data, block);
+      if (answer !== undefined) return answer;
       throw new RpcError(-32000, `Client error: Execution failed: Other: Exported method ${method} is not found`);
+    }
   }
 }

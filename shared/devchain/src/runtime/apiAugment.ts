@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { stringPascalCase } from '@polkadot/util';
 
 /**
  * Reads the type information published in @frequency-chain/api-augment: the named lookup types (with the
@@ -25,6 +26,19 @@ export interface AugmentStorage {
   value: string;
 }
 
+/** A runtime API method as api-augment declares it (names as in the runtime: snake_case). */
+export interface AugmentRuntimeMethod {
+  name: string;
+  params: { name: string; type: string }[];
+  output: string;
+}
+
+export interface AugmentRuntimeApi {
+  /** The API's name, e.g. `HandlesRuntimeApi`. */
+  name: string;
+  methods: AugmentRuntimeMethod[];
+}
+
 export interface AugmentConstant {
   section: string;
   name: string;
@@ -44,15 +58,15 @@ export async function loadLookup(): Promise<AugmentLookup> {
   return { definitions: module.default, rustPath };
 }
 
-/** Splits `a, B<c, d>, (e, f)` at top-level commas. */
-export function splitTopLevel(text: string): string[] {
+/** Splits `a, B<c, d>, (e, f)` at top-level commas (or another separator). */
+export function splitTopLevel(text: string, separator = ','): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = '';
   for (const char of text) {
     if ('<([{'.includes(char)) depth++;
     if ('>)]}'.includes(char)) depth--;
-    if (char === ',' && depth === 0) {
+    if (char === separator && depth === 0) {
       parts.push(current.trim());
       current = '';
     } else current += char;
@@ -83,18 +97,23 @@ function sections(source: string, terminator: string): Array<[string, string]> {
   return [...body.matchAll(pattern)].map((m) => [m[1] as string, (m[2] as string).replace(/\s+/g, ' ')]);
 }
 
+/** The index of the `>` that closes an angle bracket opened just before `from`. */
+function closingAngle(text: string, from: number): number {
+  let depth = 1;
+  let at = from;
+  for (; depth > 0; at++) {
+    if (text[at] === '<') depth++;
+    if (text[at] === '>') depth--;
+  }
+  return at - 1;
+}
+
 export function loadStorageListing(u8aFixedLength: number): AugmentStorage[] {
   const items: AugmentStorage[] = [];
   for (const [section, body] of sections(read('interfaces/augment-api-query.d.ts'), 'QueryableStorageEntry<ApiType>')) {
     for (const item of body.matchAll(/(\w+): AugmentedQuery<ApiType, \(/g)) {
       const open = body.indexOf('=> Observable<', item.index) + '=> Observable<'.length;
-      let depth = 1;
-      let at = open;
-      while (depth > 0) {
-        const char = body[at++];
-        if (char === '<') depth++;
-        if (char === '>') depth--;
-      }
+      const at = closingAngle(body, open) + 1;
       const value = body.slice(open, at - 1);
       const keyList = /^, \[(.*?)\]> & QueryableStorageEntry/.exec(body.slice(at))?.[1]?.trim() ?? '';
       items.push({
@@ -117,3 +136,34 @@ export function loadConstantListing(u8aFixedLength: number): AugmentConstant[] {
   }
   return constants;
 }
+
+/** Runtime APIs with their methods' parameter and result types (`interfaces/augment-api-runtime.d.ts`). */
+export function loadRuntimeApiListing(u8aFixedLength: number): AugmentRuntimeApi[] {
+  // Each API is preceded by its id in a one-line comment (`/** 0x…/ */`) that the doc-comment stripper would misread.
+  const source = read('interfaces/augment-api-runtime.d.ts').replace(/\/\*\* 0x[0-9a-f]+\/ \*\//g, '');
+  return sections(source, 'DecoratedCallBase<ApiType>').map(([section, body]) => {
+    const methods: AugmentRuntimeMethod[] = [];
+    for (const match of body.matchAll(/(\w+): AugmentedCall<ApiType, \(/g)) {
+      const start = (match.index as number) + match[0].length;
+      const arrow = body.indexOf(') => Observable<', start);
+      const open = arrow + ') => Observable<'.length;
+      const close = closingAngle(body, open);
+      const paramText = body.slice(start, arrow).trim();
+      const params = paramText
+        ? splitTopLevel(paramText).map((param) => {
+            const colon = param.indexOf(':');
+            const first = splitTopLevel(param.slice(colon + 1), '|')[0] as string;
+            return { name: param.slice(0, colon).trim(), type: typeString(first, u8aFixedLength) };
+          })
+        : [];
+      methods.push({
+        name: snakeName(match[1] as string),
+        params,
+        output: typeString(body.slice(open, close), u8aFixedLength),
+      });
+    }
+    return { name: stringPascalCase(section), methods };
+  });
+}
+
+const snakeName = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

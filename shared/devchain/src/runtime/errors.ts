@@ -1,3 +1,4 @@
+import type { TypeRegistry } from '@polkadot/types';
 /** A pallet error, as the runtime reports it: `DispatchError::Module { index, error }`. */
 export class ModuleError extends Error {
   constructor(
@@ -36,6 +37,11 @@ export class TransactionRejected extends Error {
 
 export const invalidTransaction = (data: string) => new TransactionRejected(1010, 'Invalid Transaction', data);
 
+/** UnknownTransaction: the node reports code 1011 with the variant's Debug name as data. */
+export const UNKNOWN = {
+  cannotLookup: () => new TransactionRejected(1011, 'Unknown Transaction Validity', 'CannotLookup'),
+};
+
 export const INVALID = {
   stale: () => invalidTransaction('Transaction is outdated'),
   badProof: () => invalidTransaction('Transaction has a bad signature'),
@@ -47,3 +53,14 @@ export const INVALID = {
   tooLowPriority: (old: number, fresh: number) =>
     new TransactionRejected(1014, 'Priority is too low', `Priority is too low: (${old} vs ${fresh})`),
 };
+
+/** The index of a pallet's error in the runtime metadata (what `Custom(n)` codes derived from errors carry). */
+export function moduleErrorIndex(registry: TypeRegistry, pallet: string, error: string): number {
+  const entry = registry.metadata.pallets.find((p) => p.name.toString() === pallet);
+  const variants = entry?.errors.isSome
+    ? registry.lookup.getSiType(entry.errors.unwrap().type).def.asVariant.variants
+    : [];
+  const variant = variants.find((v) => v.name.toString() === error);
+  if (!variant) throw new Error(`pallet ${pallet} has no error ${error}`);
+  return variant.index.toNumber();
+}

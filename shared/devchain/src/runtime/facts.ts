@@ -43,6 +43,8 @@ export interface ExtensionFact {
 export interface RuntimeApiFact {
   name: string;
   version: number | null;
+  /** Method names (snake_case) in the runtime's declaration order. */
+  methods: string[];
   absentOnStandaloneDev?: boolean;
 }
 

@@ -3,6 +3,8 @@ import { ApiPromise, WsProvider } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { KeyringPair } from '@polkadot/keyring/types';
 import type { ISubmittableResult } from '@polkadot/types/types';
+import type { PalletMsaAddProvider } from '@polkadot/types/lookup';
+import { u8aToHex, u8aWrapBytes } from '@polkadot/util';
 import { devKeyring, startDevchain, type Devchain, type DevchainOptions } from '../../src/index.js';
 
 export interface Connected {
@@ -61,4 +63,39 @@ export function submit(
         resolve({ statuses, result });
     }).catch(reject);
   });
+}
+
+/** "section.Name" of every event of an outcome. */
+export const eventNames = (outcome: Outcome) =>
+  outcome.result.events.map(({ event }) => `${event.section}.${event.method}`);
+
+/** "section.Error" of a failed dispatch, or the DispatchError text when it is not a module error. */
+export function moduleError(api: ApiPromise, outcome: Outcome): string | undefined {
+  const error = outcome.result.dispatchError;
+  if (!error?.isModule) return error?.toString();
+  const meta = api.registry.findMetaError(error.asModule);
+  return `${meta.section}.${meta.name}`;
+}
+
+/** The number of the block that will execute the next extrinsic. */
+export const nextBlock = async (api: ApiPromise) => (await api.rpc.chain.getHeader()).number.toNumber() + 1;
+
+/** A user's sr25519 signature over a payload, `<Bytes>`-wrapped as wallets sign. */
+export const signPayload = (signer: KeyringPair, payload: { toU8a(): Uint8Array }) => ({
+  Sr25519: u8aToHex(signer.sign(u8aWrapBytes(payload.toU8a()))),
+});
+
+/** Signs a user up through Alice's provider (MSA 1) with a delegation for `intents`; resolves with the MSA id. */
+export async function sponsor(api: ApiPromise, provider: KeyringPair, user: KeyringPair, intents: number[] = [1, 2]) {
+  const payload = api.createType('PalletMsaAddProvider', {
+    authorizedMsaId: 1,
+    intentIds: intents,
+    expiration: (await nextBlock(api)) + 100,
+  }) as unknown as PalletMsaAddProvider;
+  const outcome = await submit(
+    api.tx.msa.createSponsoredAccountWithDelegation(user.address, signPayload(user, payload), payload),
+    provider,
+  );
+  if (!outcome.result.status.isFinalized || outcome.result.dispatchError) throw new Error('sponsored sign-up failed');
+  return (await api.query.msa.publicKeyToMsaId(user.address)).unwrap().toNumber();
 }

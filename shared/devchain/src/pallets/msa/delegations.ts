@@ -1,3 +1,4 @@
+import { hexToU8a, u8aToHex } from '@polkadot/util';
 import type { Codec } from '@polkadot/types/types';
 import { numberOf, someOf } from '../../runtime/codecs.js';
 import type { DispatchContext } from '../../runtime/context.js';
@@ -95,4 +96,33 @@ export function isGranted(reader: Reader, delegator: number, provider: number, i
   if (!isActive(delegation, at)) return false;
   const revokedAt = delegation.permissions.get(intentId);
   return revokedAt !== undefined && (revokedAt === 0 || revokedAt >= at);
+}
+
+/** The effective revocation of a grant: the earlier non-zero of the delegation's and the grant's. */
+const effectiveRevocation = (delegation: number, grant: number) =>
+  delegation === 0 ? grant : grant === 0 ? delegation : Math.min(delegation, grant);
+
+/** DelegationResponse of the runtime APIs, or undefined when there is no delegation or it grants nothing. */
+export function delegationResponse(reader: Reader, delegator: number, provider: number) {
+  const delegation = readDelegation(reader, delegator, provider);
+  if (!delegation || delegation.permissions.size === 0) return undefined;
+  return {
+    providerId: provider,
+    permissions: [...delegation.permissions].map(([grantedId, revokedAt]) => ({
+      grantedId,
+      revokedAt: effectiveRevocation(delegation.revokedAt, revokedAt),
+      explicitRevokedAt: revokedAt,
+    })),
+    revokedAt: delegation.revokedAt,
+  };
+}
+
+/** Every provider `delegator` has delegated to (DelegationResponse each, ascending by provider). */
+export function delegationsOf(reader: Reader, delegator: number) {
+  const prefix = hexToU8a(reader.storage.prefix('Msa', 'DelegatorAndProviderToDelegation', delegator));
+  const providers = reader.state
+    .keys(u8aToHex(prefix))
+    .map((key) => reader.storage.registry.createType('u64', hexToU8a(key).slice(-8)).toNumber())
+    .sort((a, b) => a - b);
+  return providers.flatMap((provider) => delegationResponse(reader, delegator, provider) ?? []);
 }

@@ -1,0 +1,194 @@
+import type { Codec } from '@polkadot/types/types';
+import { stringToU8a, u8aToHex } from '@polkadot/util';
+import { numberOf } from '../../runtime/codecs.js';
+import type { BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
+import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
+import type { RuntimeFacts } from '../../runtime/facts.js';
+import { SETTING_BITS, intentInfo, nameKey } from './info.js';
+import { parseSchemaName } from './names.js';
+
+interface IntentFact {
+  intentId: number;
+  name: string;
+  payloadLocation: string;
+  settings: string[];
+}
+
+interface SchemaFact {
+  schemaId: number;
+  intentId: number;
+  modelType: string;
+  payloadLocation: string;
+  status: string;
+}
+
+interface SchemasGenesis {
+  intentIdentifierMaximum: number;
+  schemaIdentifierMaximum: number;
+  intentGroupIdentifierMaximum: number;
+  governanceSchemaModelMaxBytes: number;
+  intents: IntentFact[];
+  schemas: SchemaFact[];
+}
+
+export interface SchemaModels {
+  /** Models by intent name (the DSNP ones, from @dsnp/schemas). */
+  byName: Map<string, string>;
+  /** Models by schema id, for the genesis schemas @dsnp/schemas does not publish. */
+  byId: Map<number, string>;
+}
+
+export interface SchemasLimits {
+  minSchemaModelSizeBytes: number;
+  maxSchemaSettingsPerSchema: number;
+}
+
+const settingsBits = (names: string[]) => names.reduce((flags, name) => flags | (SETTING_BITS[name] ?? 0), 0);
+
+/** The development genesis of intents and schemas, in the runtime's build order (all intents, then schemas). */
+function writeGenesis(context: BlockHookContext, genesis: SchemasGenesis, models: SchemaModels): void {
+  const { storage, state } = context;
+  const intentSettings = new Map<number, number>();
+  const intentNames = new Map<number, string[]>();
+  for (const intent of genesis.intents) {
+    const settings = settingsBits(intent.settings);
+    intentSettings.set(intent.intentId, settings);
+    intentNames.set(intent.intentId, [...(intentNames.get(intent.intentId) ?? []), intent.name]);
+    storage.set(state, 'Schemas', 'IntentInfos', [intent.intentId], {
+      payloadLocation: intent.payloadLocation,
+      settings,
+    });
+    const { namespace, descriptor } = parseSchemaName(stringToU8a(intent.name), true);
+    storage.set(state, 'Schemas', 'NameToMappedEntityIds', nameKey(namespace, descriptor as string), {
+      Intent: intent.intentId,
+    });
+  }
+  for (const schema of genesis.schemas) {
+    const model =
+      models.byId.get(schema.schemaId) ??
+      (intentNames.get(schema.intentId) ?? []).map((name) => models.byName.get(name)).find((m) => m !== undefined);
+    if (model === undefined) throw new Error(`no model for genesis schema ${schema.schemaId}`);
+    storage.set(state, 'Schemas', 'SchemaInfos', [schema.schemaId], {
+      intentId: schema.intentId,
+      modelType: schema.modelType,
+      payloadLocation: schema.payloadLocation,
+      settings: intentSettings.get(schema.intentId) ?? 0,
+      status: schema.status,
+    });
+    storage.set(state, 'Schemas', 'SchemaPayloads', [schema.schemaId], u8aToHex(stringToU8a(model)));
+  }
+  storage.set(state, 'Schemas', 'CurrentIntentIdentifierMaximum', [], genesis.intentIdentifierMaximum);
+  storage.set(state, 'Schemas', 'CurrentSchemaIdentifierMaximum', [], genesis.schemaIdentifierMaximum);
+  storage.set(state, 'Schemas', 'CurrentIntentGroupIdentifierMaximum', [], genesis.intentGroupIdentifierMaximum);
+  storage.set(state, 'Schemas', 'GovernanceSchemaModelMaxBytes', [], genesis.governanceSchemaModelMaxBytes);
+}
+
+/** A Parquet model is a JSON array of columns, each with a name and a column type. */
+function isParquetModel(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (column) =>
+        typeof column === 'object' &&
+        column !== null &&
+        typeof (column as { name?: unknown }).name === 'string' &&
+        (column as { column_type?: unknown }).column_type !== undefined,
+    )
+  );
+}
+
+function checkModel(model: Uint8Array, modelType: string): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(model));
+  } catch {
+    throw new ModuleError('Schemas', 'InvalidSchema');
+  }
+  if (modelType === 'Parquet' ? !isParquetModel(parsed) : typeof parsed !== 'object' || parsed === null)
+    throw new ModuleError('Schemas', 'InvalidSchema');
+}
+
+export function schemasPallet(facts: RuntimeFacts, models: SchemaModels, limits: SchemasLimits): PalletRuntime {
+  const genesis = facts.devGenesis.schemas as SchemasGenesis;
+
+  const signer = (context: DispatchContext) => {
+    if (context.origin.type !== 'signed') throw new DispatchFailure('BadOrigin');
+    return context.origin.who;
+  };
+  const root = (context: DispatchContext) => {
+    if (context.origin.type !== 'root') throw new DispatchFailure('BadOrigin');
+  };
+
+  const createIntent = (context: DispatchContext, key: string, args: Record<string, Codec>) => {
+    const location = (args.payloadLocation as Codec).toString();
+    const settings = (args.settings as unknown as Codec[]).map((s) => s.toString());
+    if (settings.length > limits.maxSchemaSettingsPerSchema) throw new ModuleError('Schemas', 'InvalidSetting');
+    if (settings.includes('AppendOnly') && location !== 'Itemized') throw new ModuleError('Schemas', 'InvalidSetting');
+    if (settings.includes('SignatureRequired') && location !== 'Itemized' && location !== 'Paginated')
+      throw new ModuleError('Schemas', 'InvalidSetting');
+    const { namespace, descriptor } = parseSchemaName((args.intentName as Codec).toU8a(true), true);
+    const name = nameKey(namespace, descriptor as string);
+    if (context.storage.has(context.state, 'Schemas', 'NameToMappedEntityIds', ...name))
+      throw new ModuleError('Schemas', 'NameAlreadyExists');
+    const id = numberOf(context.storage.get(context.state, 'Schemas', 'CurrentIntentIdentifierMaximum')) + 1;
+    if (id > 0xffff) throw new ModuleError('Schemas', 'IntentCountOverflow');
+    context.storage.set(context.state, 'Schemas', 'CurrentIntentIdentifierMaximum', [], id);
+    context.storage.set(context.state, 'Schemas', 'NameToMappedEntityIds', name, { Intent: id });
+    context.storage.set(context.state, 'Schemas', 'IntentInfos', [id], {
+      payloadLocation: location,
+      settings: settingsBits(settings),
+    });
+    context.deposit('Schemas', 'IntentCreated', {
+      key,
+      intentId: id,
+      intentName: u8aToHex(stringToU8a(`${namespace}.${descriptor}`)),
+    });
+  };
+
+  const createSchema = (context: DispatchContext, key: string, args: Record<string, Codec>) => {
+    const model = (args.model as Codec).toU8a(true);
+    const modelType = (args.modelType as Codec).toString();
+    checkModel(model, modelType);
+    if (model.length < limits.minSchemaModelSizeBytes) throw new ModuleError('Schemas', 'LessThanMinSchemaModelBytes');
+    const maxBytes = numberOf(context.storage.get(context.state, 'Schemas', 'GovernanceSchemaModelMaxBytes'));
+    if (model.length > maxBytes) throw new ModuleError('Schemas', 'ExceedsMaxSchemaModelBytes');
+    const intentId = numberOf(args.intentId as Codec);
+    const intent = intentInfo(context, intentId);
+    if (!intent) throw new ModuleError('Schemas', 'InvalidIntentId');
+    const id = numberOf(context.storage.get(context.state, 'Schemas', 'CurrentSchemaIdentifierMaximum')) + 1;
+    if (id > 0xffff) throw new ModuleError('Schemas', 'SchemaCountOverflow');
+    context.storage.set(context.state, 'Schemas', 'CurrentSchemaIdentifierMaximum', [], id);
+    context.storage.set(context.state, 'Schemas', 'SchemaInfos', [id], {
+      intentId,
+      modelType,
+      payloadLocation: intent.payloadLocation,
+      settings: intent.settings,
+      status: 'Active',
+    });
+    context.storage.set(context.state, 'Schemas', 'SchemaPayloads', [id], u8aToHex(model));
+    context.deposit('Schemas', 'SchemaCreated', { key, schemaId: id });
+  };
+
+  return {
+    name: 'Schemas',
+    genesis: (context) => writeGenesis(context, genesis, models),
+    calls: {
+      createIntent: (context, args) => createIntent(context, signer(context), args),
+      createIntentViaGovernance: (context, args) => {
+        root(context);
+        createIntent(context, (args.creatorKey as Codec).toHex(), args);
+      },
+      createSchemaV4: (context, args) => createSchema(context, signer(context), args),
+      createSchemaViaGovernanceV3: (context, args) => {
+        root(context);
+        createSchema(context, (args.creatorKey as Codec).toHex(), args);
+      },
+      setMaxSchemaModelBytes: (context, args) => {
+        root(context);
+        const size = numberOf(args.maxSize as Codec);
+        context.storage.set(context.state, 'Schemas', 'GovernanceSchemaModelMaxBytes', [], size);
+        context.deposit('Schemas', 'SchemaMaxSizeChanged', { maxSize: size });
+      },
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Codec } from '@polkadot/types/types';
+import { u8aToHex } from '@polkadot/util';
+import type { Block } from '../chain/blockBuilder.js';
+import type { Chain } from '../chain/chain.js';
+import type { Hex } from '../chain/extrinsic.js';
+import { checkHandle, handleForMsa, msaForHandle, nextSuffixes, type SuffixRange } from '../pallets/handles/queries.js';
+import { isValidHandle } from '../pallets/handles/rules.js';
+import { messagesByIntent, type BlockPagination } from '../pallets/messages.js';
+import type { Reader } from '../pallets/msa/accounts.js';
+import { delegationResponse, delegationsOf, isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
+import { intentResponse, registeredEntitiesByName, schemaResponse } from '../pallets/schemas/info.js';
+import { numberOf, someOf } from '../runtime/codecs.js';
+
+/** A runtime API method: decoded arguments in, a value the output type accepts out. */
+export type RuntimeApiMethod = (reader: Reader & { block: Block }, args: Codec[]) => unknown;
+
+const u8a = (codec: Codec | undefined) => (codec as Codec).toU8a(true);
+const num = (codec: Codec | undefined) => numberOf(codec as Codec);
+
+/** The Frequency runtime APIs the devchain answers, by `Api_method` name. */
+export function frequencyRuntimeApis(suffixes: SuffixRange): Record<string, RuntimeApiMethod> {
+  return {
+    HandlesRuntimeApi_get_handle_for_msa: (r, [msaId]) => {
+      const handle = handleForMsa(r, num(msaId));
+      return handle && { ...handle, baseHandle: new TextEncoder().encode(handle.baseHandle) };
+    },
+    HandlesRuntimeApi_get_msa_for_handle: (r, [display]) => msaForHandle(r, u8a(display)) ?? null,
+    HandlesRuntimeApi_get_next_suffixes: (r, [base, count]) => nextSuffixes(r, u8a(base), num(count), suffixes),
+    HandlesRuntimeApi_validate_handle: (_r, [base]) => isValidHandle(u8a(base)),
+    HandlesRuntimeApi_check_handle: (r, [base]) => checkHandle(r, u8a(base), suffixes),
+
+    MsaRuntimeApi_has_delegation: (r, [delegator, provider, at, intent]) => {
+      const intentId = someOf(intent as Codec);
+      return intentId === undefined
+        ? isActive(readDelegation(r, num(delegator), num(provider)), num(at))
+        : isGranted(r, num(delegator), num(provider), numberOf(intentId), num(at));
+    },
+    MsaRuntimeApi_get_delegation_for_msa_and_provider: (r, [delegator, provider]) =>
+      delegationResponse(r, num(delegator), num(provider)) ?? null,
+    MsaRuntimeApi_get_granted_schemas_by_msa_id: (r, [delegator, provider]) =>
+      delegationResponse(r, num(delegator), num(provider))?.permissions ?? null,
+    MsaRuntimeApi_get_all_granted_delegations_by_msa_id: (r, [delegator]) => delegationsOf(r, num(delegator)),
+
+    SchemasRuntimeApi_get_schema_by_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
+    SchemasRuntimeApi_get_by_schema_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
+    SchemasRuntimeApi_get_intent_by_id: (r, [intentId, include]) =>
+      intentResponse(r, num(intentId), (include as unknown as { isTrue: boolean }).isTrue) ?? null,
+    SchemasRuntimeApi_get_registered_entities_by_name: (r, [name]) => registeredEntitiesByName(r, u8a(name)) ?? null,
+    MessagesRuntimeApi_get_schema_by_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
+    MessagesRuntimeApi_get_messages_by_intent_id: (r, [intentId, pagination]) =>
+      messagesByIntent(r, num(intentId), (pagination as Codec).toJSON() as unknown as BlockPagination),
+  };
+}
+
+/**
+ * Answers `state_call` for a runtime API declared in the metadata: decodes the arguments with the method's
+ * input types, runs it against the state of `block` and encodes the result with its output type.
+ * Undefined when the devchain does not implement the method.
+ */
+export function callRuntimeApi(
+  chain: Chain,
+  methods: Record<string, RuntimeApiMethod>,
+  name: string,
+  data: Uint8Array,
+  block: Block,
+): Hex | undefined {
+  const implementation = methods[name];
+  if (!implementation) return undefined;
+  const { registry, built } = chain.runtime;
+  const separator = name.indexOf('_');
+  const api = built.apis.find((a) => a.name === name.slice(0, separator));
+  const method = api?.methods.find((m) => m.name === name.slice(separator + 1));
+  if (!method) throw new Error(`runtime API ${name} is not in the metadata`);
+  const args: Codec[] = [];
+  let offset = 0;
+  for (const input of method.inputs) {
+    const value = registry.createType(registry.createLookupType(input.type), data.subarray(offset));
+    offset += value.encodedLength;
+    args.push(value);
+  }
+  const result = implementation({ state: chain.stateAt(block), storage: chain.runtime.storage, block }, args);
+  return u8aToHex(registry.createType(registry.createLookupType(method.output), asCodecInput(result)).toU8a()) as Hex;
+}
+
+/** polkadot-js reads a Uint8Array given for `Bytes` as SCALE (length-prefixed); raw bytes go in as hex. */
+function asCodecInput(value: unknown): unknown {
+  if (value instanceof Uint8Array) return u8aToHex(value);
+  if (Array.isArray(value)) return value.map(asCodecInput);
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, asCodecInput(inner)]));
+  return value;
+}
