@@ -12,6 +12,7 @@ import { msaPallet } from './pallets/msa/index.js';
 import { devProviderGenesis } from './genesis/devProvider.js';
 import { schemasPallet } from './pallets/schemas/index.js';
 import { dsnpModels, genesisOnlyModels } from './pallets/schemas/models.js';
+import { statefulStoragePallet } from './pallets/statefulStorage/index.js';
 import { sudoPallet } from './pallets/sudo.js';
 import { timestampPallet } from './pallets/timestamp.js';
 import { utilityPallet } from './pallets/utility.js';
@@ -63,6 +64,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
   const maxBatch = Number(
     (facts.constants.FrequencyTxPayment as Record<string, { value: unknown }>).maximumCapacityBatchLength?.value,
   );
+  const statefulConstants = facts.constants.StatefulStorage as Record<string, { value: unknown }>;
   const schemaConstants = facts.constants.Schemas as Record<string, { value: unknown }>;
   const palletNames = new Map(built.metadata.asV14.pallets.map((p) => [p.index.toNumber(), p.name.toString()]));
   const runtime = new Runtime(built, [
@@ -94,6 +96,11 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       ),
     ),
     handlesPallet(handleLimits(facts)),
+    statefulStoragePallet({
+      maxItemizedPageSizeBytes: Number(statefulConstants.maxItemizedPageSizeBytes?.value),
+      maxPaginatedPageId: Number(statefulConstants.maxPaginatedPageId?.value),
+      mortalityWindowSize: Number(statefulConstants.mortalityWindowSize?.value),
+    }),
     frequencyTxPaymentPallet(palletNames, existentialDeposit, maxBatch),
     devProviderGenesis(alice, limit('maxPublicKeysPerMsa'), capacityConstants),
   ]);

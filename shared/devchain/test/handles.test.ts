@@ -3,7 +3,6 @@ import type { KeyringPair } from '@polkadot/keyring/types';
 import type { CommonPrimitivesHandlesClaimHandlePayload } from '@polkadot/types/lookup';
 import { canonicalize, isValidHandle } from '../src/pallets/handles/rules.js';
 import { suffixSeed, suffixSequence } from '../src/pallets/handles/suffixes.js';
-import { devKeyring } from '../src/index.js';
 import {
   connect,
   eventNames,
@@ -55,9 +54,8 @@ describe('Handles pallet through a real client', () => {
   let eve: KeyringPair;
   beforeAll(async () => {
     c = await connect();
-    const keyring = await devKeyring(42);
-    dave = keyring.getPairs().find((p) => p.meta.name === 'Dave') as KeyringPair;
-    eve = keyring.getPairs().find((p) => p.meta.name === 'Eve') as KeyringPair;
+    dave = c.pair('Dave');
+    eve = c.pair('Eve');
   });
   afterAll(async () => c.close());
 

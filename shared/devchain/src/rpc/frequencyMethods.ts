@@ -1,4 +1,4 @@
-import { hexToU8a, isHex, stringCamelCase } from '@polkadot/util';
+import { hexToU8a, isHex, stringCamelCase, u8aToHex } from '@polkadot/util';
 import { encodeAddress } from '@polkadot/util-crypto';
 import type { GenericExtrinsic } from '@polkadot/types';
 import type { Chain } from '../chain/chain.js';
@@ -9,7 +9,8 @@ import { numberOf } from '../runtime/codecs.js';
 import { handleLimits } from '../pallets/handles/index.js';
 import { handleForMsa, msaForHandle, nextSuffixes } from '../pallets/handles/queries.js';
 import { isValidHandle } from '../pallets/handles/rules.js';
-import { invalidParams } from './errors.js';
+import { RpcError, invalidParams } from './errors.js';
+import { StatefulReadError, itemizedStorage, paginatedStorage } from '../pallets/statefulStorage/queries.js';
 
 type Handler = (params: unknown[]) => unknown;
 
@@ -19,6 +20,16 @@ const toNumber = (value: unknown, name: string): number => {
     throw invalidParams(`${name} must be a non-negative integer`);
   return number;
 };
+
+/** A refused stateful-storage read answers the node's "Runtime Error" (code 300) with the module error. */
+function statefulRead<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof StatefulReadError) throw new RpcError(300, 'Runtime Error', error.error);
+    throw error;
+  }
+}
 
 const toText = (value: unknown, name: string): string => {
   if (typeof value !== 'string') throw invalidParams(`${name} must be a string`);
@@ -76,6 +87,34 @@ export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): R
       const answer = nextSuffixes(reader(chain.best), toText(base, 'base_handle'), wanted, suffixRange);
       return { base_handle: answer.baseHandle, suffixes: answer.suffixes };
     },
+    statefulStorage_getItemizedStorage: ([msaId, intentId]) => {
+      const page = statefulRead(() =>
+        itemizedStorage(reader(chain.best), toNumber(msaId, 'msa_id'), toNumber(intentId, 'intent_id')),
+      );
+      return {
+        msa_id: page.msaId,
+        intent_id: page.intentId,
+        content_hash: page.contentHash,
+        nonce: page.nonce,
+        items: page.items.map((item) => ({
+          index: item.index,
+          schema_id: item.schemaId,
+          payload: u8aToHex(item.payload),
+        })),
+      };
+    },
+    statefulStorage_getPaginatedStorage: ([msaId, intentId]) =>
+      statefulRead(() =>
+        paginatedStorage(reader(chain.best), toNumber(msaId, 'msa_id'), toNumber(intentId, 'intent_id')),
+      ).map((page) => ({
+        intent_id: page.intentId,
+        page_id: page.pageId,
+        msa_id: page.msaId,
+        schema_id: page.schemaId,
+        content_hash: page.contentHash,
+        nonce: page.nonce,
+        payload: u8aToHex(page.payload),
+      })),
     frequencyTxPayment_computeCapacityFeeDetails: ([encoded, at]) => {
       if (typeof encoded !== 'string' || !isHex(encoded)) throw invalidParams('encoded_xt must be hex');
       block(at);

@@ -10,9 +10,17 @@ import type { Reader } from '../pallets/msa/accounts.js';
 import { delegationResponse, delegationsOf, isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
 import { intentResponse, registeredEntitiesByName, schemaResponse } from '../pallets/schemas/info.js';
 import { numberOf, someOf } from '../runtime/codecs.js';
+import { ModuleError } from '../runtime/errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import {
+  StatefulReadError,
+  intentOfSchema,
+  itemizedStorage,
+  paginatedStorage,
+} from '../pallets/statefulStorage/queries.js';
 
 /** A runtime API method: decoded arguments in, a value the output type accepts out. */
-export type RuntimeApiMethod = (reader: Reader & { block: Block }, args: Codec[]) => unknown;
+export type RuntimeApiMethod = (reader: Reader & { block: Block; runtime: Runtime }, args: Codec[]) => unknown;
 
 const u8a = (codec: Codec | undefined) => (codec as Codec).toU8a(true);
 const num = (codec: Codec | undefined) => numberOf(codec as Codec);
@@ -46,10 +54,31 @@ export function frequencyRuntimeApis(suffixes: SuffixRange): Record<string, Runt
     SchemasRuntimeApi_get_intent_by_id: (r, [intentId, include]) =>
       intentResponse(r, num(intentId), (include as unknown as { isTrue: boolean }).isTrue) ?? null,
     SchemasRuntimeApi_get_registered_entities_by_name: (r, [name]) => registeredEntitiesByName(r, u8a(name)) ?? null,
+    StatefulStorageRuntimeApi_get_itemized_storage_v2: (r, [msaId, intentId]) =>
+      statefulResult(r.runtime, () => itemizedStorage(r, num(msaId), num(intentId))),
+    StatefulStorageRuntimeApi_get_paginated_storage_v2: (r, [msaId, intentId]) =>
+      statefulResult(r.runtime, () => paginatedStorage(r, num(msaId), num(intentId))),
+    StatefulStorageRuntimeApi_get_itemized_storage: (r, [msaId, schemaId]) =>
+      statefulResult(r.runtime, () => {
+        const { intentId, ...page } = itemizedStorage(r, num(msaId), intentOfSchema(r, num(schemaId)));
+        return { ...page, schemaId: num(schemaId), intentId };
+      }),
+    StatefulStorageRuntimeApi_get_paginated_storage: (r, [msaId, schemaId]) =>
+      statefulResult(r.runtime, () => paginatedStorage(r, num(msaId), intentOfSchema(r, num(schemaId)))),
     MessagesRuntimeApi_get_schema_by_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
     MessagesRuntimeApi_get_messages_by_intent_id: (r, [intentId, pagination]) =>
       messagesByIntent(r, num(intentId), (pagination as Codec).toJSON() as unknown as BlockPagination),
   };
+}
+
+/** Result<_, DispatchError> of the stateful-storage reads. */
+function statefulResult(runtime: Runtime, read: () => unknown) {
+  try {
+    return { Ok: read() };
+  } catch (error) {
+    if (!(error instanceof StatefulReadError)) throw error;
+    return { Err: runtime.dispatchError(new ModuleError('StatefulStorage', error.error)) };
+  }
 }
 
 /**
@@ -78,7 +107,10 @@ export function callRuntimeApi(
     offset += value.encodedLength;
     args.push(value);
   }
-  const result = implementation({ state: chain.stateAt(block), storage: chain.runtime.storage, block }, args);
+  const result = implementation(
+    { state: chain.stateAt(block), storage: chain.runtime.storage, block, runtime: chain.runtime },
+    args,
+  );
   return u8aToHex(registry.createType(registry.createLookupType(method.output), asCodecInput(result)).toU8a()) as Hex;
 }
 

@@ -13,6 +13,8 @@ export interface Connected {
   alice: KeyringPair;
   bob: KeyringPair;
   charlie: KeyringPair;
+  /** A dev account by name (Alice … Ferdie). */
+  pair(name: string): KeyringPair;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function connect(options: DevchainOptions = {}): Promise<Connected>
     alice: pair('Alice'),
     bob: pair('Bob'),
     charlie: pair('Charlie'),
+    pair,
     close: async () => {
       await api.disconnect();
       await devchain.close();
