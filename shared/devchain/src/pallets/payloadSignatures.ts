@@ -2,17 +2,26 @@ import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, stringToU8a, u8aConcat } from '@polkadot/util';
 import { signatureParts, verifyExactly } from '../chain/signatures.js';
 import type { AccountHex } from '../runtime/context.js';
+import { eip712Message, type Eip712Payload } from './eip712.js';
 
 const OPEN = stringToU8a('<Bytes>');
 const CLOSE = stringToU8a('</Bytes>');
 
 /**
- * A user's signature over a SCALE payload, as the runtime's check_signature accepts it: over the raw bytes,
- * or (sr25519 and ed25519) over the bytes wrapped in `<Bytes>…</Bytes>` as polkadot-js signRaw produces.
+ * A user's signature over a payload, as the runtime's check_signature accepts it: over the SCALE bytes (for
+ * ECDSA keys also their EIP-191 form); sr25519 and ed25519 also over the bytes wrapped in `<Bytes>…</Bytes>`
+ * as polkadot-js signRaw produces; ECDSA keys also over the payload's EIP-712 typed-data message.
  */
-export function verifyPayloadSignature(signer: AccountHex, signature: Codec, payload: Uint8Array): boolean {
+export function verifyPayloadSignature(
+  signer: AccountHex,
+  signature: Codec,
+  payload: Codec,
+  kind: Eip712Payload,
+): boolean {
   const parts = signatureParts(signature);
-  const key = hexToU8a(signer);
-  if (verifyExactly(payload, parts, key)) return true;
-  return parts.type !== 'Ecdsa' && verifyExactly(u8aConcat(OPEN, payload, CLOSE), parts, key);
+  const account = hexToU8a(signer);
+  const bytes = payload.toU8a();
+  if (verifyExactly(bytes, parts, account)) return true;
+  if (parts.type !== 'Ecdsa') return verifyExactly(u8aConcat(OPEN, bytes, CLOSE), parts, account);
+  return verifyExactly(eip712Message(kind, payload), parts, account);
 }

@@ -41,7 +41,7 @@ export function handlesPallet(limits: HandlesLimits): PalletRuntime {
     if (expiration >= context.blockNumber + limits.mortalityWindowSize)
       throw new ModuleError('Handles', 'ProofNotYetValid');
     if (context.blockNumber >= expiration) throw new ModuleError('Handles', 'ProofHasExpired');
-    if (!verifyPayloadSignature(owner, args.proof as Codec, payload.toU8a()))
+    if (!verifyPayloadSignature(owner, args.proof as Codec, payload, 'ClaimHandlePayload'))
       throw new ModuleError('Handles', 'InvalidSignature');
     return { msaId, baseBytes, expiration };
   };

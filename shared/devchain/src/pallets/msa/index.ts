@@ -59,7 +59,7 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
   const acceptAddProvider = (context: DispatchContext, args: CallArgs, signatureError: string) => {
     const payload = args.addProviderPayload as unknown as AddProvider & Codec;
     const delegatorKey = account(args.delegatorKey);
-    if (!verifyPayloadSignature(delegatorKey, args.proof as Codec, payload.toU8a()))
+    if (!verifyPayloadSignature(delegatorKey, args.proof as Codec, payload, 'AddProvider'))
       throw new ModuleError('Msa', signatureError);
     register(context, args.proof as Codec, numberOf(payload.expiration));
     return { delegatorKey, authorized: numberOf(payload.authorizedMsaId), intents: payload.intentIds.map(numberOf) };
@@ -138,10 +138,9 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
         } & Codec;
         const owner = account(args.msaOwnerPublicKey);
         const newKey = account(payload.newPublicKey);
-        const bytes = payload.toU8a();
-        if (!verifyPayloadSignature(owner, args.msaOwnerProof as Codec, bytes))
+        if (!verifyPayloadSignature(owner, args.msaOwnerProof as Codec, payload, 'AddKeyData'))
           throw new ModuleError('Msa', 'MsaOwnershipInvalidSignature');
-        if (!verifyPayloadSignature(newKey, args.newKeyOwnerProof as Codec, bytes))
+        if (!verifyPayloadSignature(newKey, args.newKeyOwnerProof as Codec, payload, 'AddKeyData'))
           throw new ModuleError('Msa', 'NewKeyOwnershipInvalidSignature');
         register(context, args.msaOwnerProof as Codec, numberOf(payload.expiration));
         register(context, args.newKeyOwnerProof as Codec, numberOf(payload.expiration));

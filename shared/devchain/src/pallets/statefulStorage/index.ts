@@ -5,6 +5,7 @@ import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
 import { msaOf } from '../msa/accounts.js';
 import { isGranted } from '../msa/delegations.js';
 import { verifyPayloadSignature } from '../payloadSignatures.js';
+import type { Eip712Payload } from '../eip712.js';
 import { SETTING_BITS, schemaInfo, type SchemaInfo } from '../schemas/info.js';
 import { encodeItems, encodePage, pageHash, pageKey, parseItems, readPage, type Item, type Page } from './pages.js';
 
@@ -62,7 +63,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
   };
 
   /** The signed-payload calls: window (expired first), the owner's signature, the owner's MSA. */
-  const acceptSigned = (context: DispatchContext, args: CallArgs) => {
+  const acceptSigned = (context: DispatchContext, args: CallArgs, kind: Eip712Payload) => {
     if (context.origin.type !== 'signed') throw new DispatchFailure('BadOrigin');
     const payload = args.payload as unknown as Record<string, Codec> & Codec;
     if (payload.pageId !== undefined) checkPageId(numberOf(payload.pageId));
@@ -70,7 +71,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
     if (context.blockNumber >= expiration) throw fail('ProofHasExpired');
     if (expiration >= context.blockNumber + limits.mortalityWindowSize) throw fail('ProofNotYetValid');
     const key = (args.delegatorKey as Codec).toHex() as AccountHex;
-    if (!verifyPayloadSignature(key, args.proof as Codec, payload.toU8a())) throw fail('InvalidSignature');
+    if (!verifyPayloadSignature(key, args.proof as Codec, payload, kind)) throw fail('InvalidSignature');
     const owner = msaOf(context, key);
     if (owner === undefined) throw fail('InvalidMessageSourceAccount');
     return { owner, payload };
@@ -207,7 +208,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
         deletePage(context, owner, info, n(args.pageId), n(args.targetHash));
       },
       applyItemActionsWithSignatureV2: (context, args) => {
-        const { owner, payload } = acceptSigned(context, args);
+        const { owner, payload } = acceptSigned(context, args, 'ItemizedSignaturePayloadV2');
         const schemaId = n(payload.schemaId);
         const actions = actionsOf(payload.actions as Codec);
         const info = schemaFor(
@@ -219,7 +220,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
         applyItems(context, owner, info, schemaId, n(payload.targetHash), actions);
       },
       upsertPageWithSignatureV2: (context, args) => {
-        const { owner, payload } = acceptSigned(context, args);
+        const { owner, payload } = acceptSigned(context, args, 'PaginatedUpsertSignaturePayloadV2');
         const schemaId = n(payload.schemaId);
         const info = schemaFor(context, schemaId, 'Paginated', false);
         upsertPage(
@@ -233,7 +234,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
         );
       },
       deletePageWithSignatureV2: (context, args) => {
-        const { owner, payload } = acceptSigned(context, args);
+        const { owner, payload } = acceptSigned(context, args, 'PaginatedDeleteSignaturePayloadV2');
         const info = schemaFor(context, n(payload.schemaId), 'Paginated', true);
         deletePage(context, owner, info, n(payload.pageId), n(payload.targetHash));
       },

@@ -1,0 +1,165 @@
+import { jest } from '@jest/globals';
+import { Keyring } from '@polkadot/keyring';
+import type { Signer, SignerPayloadRaw } from '@polkadot/types/types';
+import type {
+  CommonPrimitivesHandlesClaimHandlePayload,
+  PalletMsaAddProvider,
+  PalletStatefulStorageItemizedSignaturePayloadV2,
+} from '@polkadot/types/lookup';
+import { hexToU8a, u8aToHex } from '@polkadot/util';
+import { blake2AsU8a, cryptoWaitReady } from '@polkadot/util-crypto';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ethereumAccountId } from '../src/chain/signatures.js';
+import { DEV_CHAIN_ID } from '../src/pallets/eip712.js';
+import { connect, eventNames, moduleError, nextBlock, submit, type Connected } from './support/client.js';
+
+const PRIVATE_KEY = '0x5fb92d6e98884f76de468fa3f6278f8807c48bebc13595d45af5bdc4da702133' as const;
+const DOMAIN = {
+  name: 'Frequency',
+  version: '1',
+  chainId: DEV_CHAIN_ID,
+  verifyingContract: '0xcccccccccccccccccccccccccccccccccccccccc',
+} as const;
+
+/** Ethereum-style keys: a viem account signs typed data independently of the devchain's own EIP-712 code. */
+describe('Ethereum-style keys', () => {
+  let c: Connected;
+  const wallet = privateKeyToAccount(PRIVATE_KEY);
+  const accountId = u8aToHex(ethereumAccountId(hexToU8a(wallet.address)));
+  beforeAll(async () => {
+    await cryptoWaitReady();
+    c = await connect();
+    await submit(c.api.tx.balances.transferKeepAlive(accountId, 10n ** 12n), c.alice);
+  });
+  afterAll(async () => c.close());
+
+  /** Signs extrinsic payloads the way the runtime verifies ECDSA: keccak of the (blake2-reduced) payload. */
+  const ethereumSigner: Signer = {
+    signRaw: async ({ data }: SignerPayloadRaw) => {
+      const bytes = hexToU8a(data);
+      const message = bytes.length > 256 ? blake2AsU8a(bytes) : bytes;
+      const keyring = new Keyring({ type: 'ethereum' });
+      const pair = keyring.addFromSeed(hexToU8a(PRIVATE_KEY));
+      return { id: 1, signature: u8aToHex(new Uint8Array([2, ...pair.sign(message)])) };
+    },
+  };
+
+  it('accepts an extrinsic signed with an Ethereum key and refuses a blake2-based ecdsa key', async () => {
+    const outcome = await new Promise<string[]>((resolve, reject) => {
+      c.api.tx.system
+        .remark('from ethereum')
+        .signAndSend(accountId, { signer: ethereumSigner }, (result) => {
+          if (result.status.isFinalized) resolve(result.events.map(({ event }) => event.method));
+        })
+        .catch(reject);
+    });
+    expect(outcome).toContain('ExtrinsicSuccess');
+
+    const ecdsa = new Keyring({ type: 'ecdsa' }).addFromUri('//Alice');
+    const blake2Account = u8aToHex(ethereumAccountId(blake2AsU8a(ecdsa.publicKey).slice(0, 20)));
+    const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(
+      c.api.tx.system.remark('x').signAndSend(blake2Account, {
+        signer: {
+          signRaw: async ({ data }) => ({ id: 2, signature: u8aToHex(new Uint8Array([2, ...ecdsa.sign(data)])) }),
+        },
+      }),
+    ).rejects.toThrow();
+    silenced.mockRestore();
+  });
+
+  it('signs an Ethereum user up with an EIP-712 AddProvider signature', async () => {
+    const expiration = (await nextBlock(c.api)) + 100;
+    const payload = c.api.createType('PalletMsaAddProvider', {
+      authorizedMsaId: 1,
+      intentIds: [2, 17],
+      expiration,
+    }) as unknown as PalletMsaAddProvider;
+    const signature = await wallet.signTypedData({
+      domain: DOMAIN,
+      types: {
+        AddProvider: [
+          { name: 'authorizedMsaId', type: 'uint64' },
+          { name: 'intentIds', type: 'uint16[]' },
+          { name: 'expiration', type: 'uint32' },
+        ],
+      },
+      primaryType: 'AddProvider',
+      message: { authorizedMsaId: 1n, intentIds: [2, 17], expiration },
+    });
+    const forged = { Ecdsa: `0x${signature[2] === '1' ? '2' : '1'}${signature.slice(3)}` };
+    const refused = await submit(
+      c.api.tx.msa.createSponsoredAccountWithDelegation(accountId, forged, payload),
+      c.alice,
+    );
+    expect(moduleError(c.api, refused)).toBe('msa.InvalidSignature');
+    const outcome = await submit(
+      c.api.tx.msa.createSponsoredAccountWithDelegation(accountId, { Ecdsa: signature }, payload),
+      c.alice,
+    );
+    expect(eventNames(outcome)).toContain('msa.MsaCreated');
+  });
+
+  it('claims a handle with an EIP-712 signature and accepts an EIP-191 signature of the SCALE payload', async () => {
+    const expiration = (await nextBlock(c.api)) + 50;
+    const payload = c.api.createType('CommonPrimitivesHandlesClaimHandlePayload', {
+      baseHandle: 'Satoshi',
+      expiration,
+    }) as unknown as CommonPrimitivesHandlesClaimHandlePayload;
+    const typed = await wallet.signTypedData({
+      domain: DOMAIN,
+      types: {
+        ClaimHandlePayload: [
+          { name: 'handle', type: 'string' },
+          { name: 'expiration', type: 'uint32' },
+        ],
+      },
+      primaryType: 'ClaimHandlePayload',
+      message: { handle: 'Satoshi', expiration },
+    });
+    const claimed = await submit(c.api.tx.handles.claimHandle(accountId, { Ecdsa: typed }, payload), c.alice);
+    expect(eventNames(claimed)).toContain('handles.HandleClaimed');
+
+    const change = c.api.createType('CommonPrimitivesHandlesClaimHandlePayload', {
+      baseHandle: 'Nakamoto',
+      expiration,
+    }) as unknown as CommonPrimitivesHandlesClaimHandlePayload;
+    const personal = await wallet.signMessage({ message: { raw: change.toU8a() } });
+    const changed = await submit(c.api.tx.handles.changeHandle(accountId, { Ecdsa: personal }, change), c.alice);
+    expect(eventNames(changed)).toContain('handles.HandleClaimed');
+  });
+
+  it('adds a key-agreement item with an EIP-712 ItemizedSignaturePayloadV2 signature', async () => {
+    const expiration = (await nextBlock(c.api)) + 100;
+    const data = u8aToHex(new Uint8Array(32).fill(7));
+    const payload = c.api.createType('PalletStatefulStorageItemizedSignaturePayloadV2', {
+      schemaId: 7,
+      targetHash: 0,
+      expiration,
+      actions: [{ Add: { data } }],
+    }) as unknown as PalletStatefulStorageItemizedSignaturePayloadV2;
+    const signature = await wallet.signTypedData({
+      domain: DOMAIN,
+      types: {
+        ItemizedSignaturePayloadV2: [
+          { name: 'schemaId', type: 'uint16' },
+          { name: 'targetHash', type: 'uint32' },
+          { name: 'expiration', type: 'uint32' },
+          { name: 'actions', type: 'ItemAction[]' },
+        ],
+        ItemAction: [
+          { name: 'actionType', type: 'string' },
+          { name: 'data', type: 'bytes' },
+          { name: 'index', type: 'uint16' },
+        ],
+      },
+      primaryType: 'ItemizedSignaturePayloadV2',
+      message: { schemaId: 7, targetHash: 0, expiration, actions: [{ actionType: 'Add', data, index: 0 }] },
+    });
+    const outcome = await submit(
+      c.api.tx.statefulStorage.applyItemActionsWithSignatureV2(accountId, { Ecdsa: signature }, payload),
+      c.alice,
+    );
+    expect(eventNames(outcome)).toContain('statefulStorage.ItemizedPageUpdated');
+  });
+});
