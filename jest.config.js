@@ -41,5 +41,7 @@ export default {
     project('e2e', '<rootDir>/e2e'),
   ],
   testTimeout: 30_000,
+  // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.
+  openHandlesTimeout: 3_000,
   reporters: ['default', '<rootDir>/tools/jestSummary.js'],
 };

@@ -59,6 +59,8 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     minimumTokenBalance: BigInt(String(capacityFacts.minimumTokenBalance?.value)),
     capacityPerTokenPerBillion: BigInt(String(capacityFacts.capacityPerToken?.value)),
     maxEpochLength: Number(capacityFacts.maxEpochLength?.value),
+    maxUnlockingChunks: Number(capacityFacts.maxUnlockingChunks?.value),
+    unstakingThawPeriod: Number(capacityFacts.unstakingThawPeriod?.value),
   };
   const alice = accountHex(keyring.getPairs()[0] as KeyringPair);
   const maxBatch = Number(

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import type { KeyringPair } from '@polkadot/keyring/types';
 import type { PalletMsaAddProvider } from '@polkadot/types/lookup';
 import { u8aToHex, u8aWrapBytes } from '@polkadot/util';
-import { connect, submit, type Connected } from './support/client.js';
+import { connect, moduleError, submit, type Connected } from './support/client.js';
 
 describe('Capacity and paying with it', () => {
   let c: Connected;
@@ -90,5 +90,34 @@ describe('Capacity and paying with it', () => {
     expect(await rejected(submit(tooBig, c.charlie))).toBe(
       '1010: Invalid Transaction: Inability to pay some fees , e.g. account balance too low',
     );
+  });
+
+  it('unstakes part of a stake (Capacity shrinks in proportion), then all of it, and withdraws once thawed', async () => {
+    await submit(c.api.tx.capacity.stake(3, 4_000_000n), c.charlie);
+    const before = await ledger(3);
+    expect(before.totalTokensStaked.toBigInt()).toBe(5_000_000n);
+    const partial = await submit(c.api.tx.capacity.unstake(3, 2_000_000n), c.charlie);
+    const unstaked = partial.result.events.find(({ event }) => event.method === 'UnStaked')!.event;
+    // ceil(2,000,000 / 5,000,000 × 100,000) = 40,000 Capacity.
+    expect(unstaked.data.map(String).slice(2)).toEqual(['2000000', '40000']);
+    expect((await ledger(3)).totalCapacityIssued.toBigInt()).toBe(60_000n);
+    expect(moduleError(c.api, await submit(c.api.tx.capacity.unstake(3, 9_000_000n), c.charlie))).toBe(
+      'capacity.InsufficientStakingBalance',
+    );
+    expect(moduleError(c.api, await submit(c.api.tx.capacity.withdrawUnstaked(), c.charlie))).toBe(
+      'capacity.NoThawedTokenAvailable',
+    );
+    await submit(c.api.tx.capacity.unstake(3, 3_000_000n), c.charlie);
+    expect((await ledger(3)).totalCapacityIssued.toBigInt()).toBe(0n);
+    expect((await c.api.query.capacity.unstakeUnlocks(c.charlie.address)).unwrap().length).toBe(2);
+
+    // Two epochs of thawing: shorten the epochs through sudo and let blocks pass.
+    await submit(c.api.tx.sudo.sudo(c.api.tx.capacity.setEpochLength(1)), c.alice);
+    for (let i = 0; i < 4; i++) await submit(c.api.tx.system.remark('tick'), c.alice);
+    const frozenBefore = (await c.api.query.system.account(c.charlie.address)).data.frozen.toBigInt();
+    const withdrawn = await submit(c.api.tx.capacity.withdrawUnstaked(), c.charlie);
+    expect(names(withdrawn)).toContain('capacity.StakeWithdrawn');
+    const frozenAfter = (await c.api.query.system.account(c.charlie.address)).data.frozen.toBigInt();
+    expect(frozenBefore - frozenAfter).toBe(5_000_000n);
   });
 });
