@@ -1,8 +1,9 @@
 // devchain: a Frequency development chain on one port (WebSocket and HTTP JSON-RPC).
 import { parseArgs } from 'node:util';
-import { startDevchain } from './devchain.js';
+import { startDevchain, type Devchain } from './devchain.js';
+import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval] [--block-time 6000] [--finality-lag 0]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval] [--block-time 6000] [--finality-lag 0] [--genesis extra.json]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -12,6 +13,7 @@ function parse() {
       sealing: { type: 'string', default: 'instant' },
       'block-time': { type: 'string' },
       'finality-lag': { type: 'string', default: '0' },
+      genesis: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -30,6 +32,7 @@ function parse() {
     sealing: sealing as 'instant' | 'interval',
     blockTimeMs: integer('block-time', values['block-time'], 1),
     finalityLag: integer('finality-lag', values['finality-lag'], 0) ?? 0,
+    genesis: values.genesis,
   };
   if (values.help || problems.length > 0) {
     process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
@@ -39,14 +42,28 @@ function parse() {
 }
 
 const options = parse();
-const devchain = await startDevchain({
-  port: options.port,
-  host: options.host,
-  sealing: options.sealing,
-  finalityLag: options.finalityLag,
-  ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
-  onInternalError: (error, method) => process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
-});
+/** Starts the devchain; a genesis document that breaks a rule ends the process with its problems listed. */
+async function start(): Promise<Devchain> {
+  try {
+    const genesis = options.genesis === undefined ? undefined : await readExtraGenesis(options.genesis);
+    return await startDevchain({
+      ...(genesis ? { genesis } : {}),
+      port: options.port,
+      host: options.host,
+      sealing: options.sealing,
+      finalityLag: options.finalityLag,
+      ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+      onInternalError: (error, method) =>
+        process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
+    });
+  } catch (error) {
+    if (!(error instanceof GenesisFileError)) throw error;
+    process.stderr.write(error.problems.map((problem) => `devchain: --genesis ${problem}\n`).join(''));
+    process.exit(2);
+  }
+}
+
+const devchain = await start();
 process.stdout.write(
   `devchain: ${options.sealing} sealing, finality lag ${options.finalityLag}, listening on ${devchain.url} (HTTP ${devchain.httpUrl})\n`,
 );

@@ -10,6 +10,7 @@ import { handleLimits, handlesPallet } from './pallets/handles/index.js';
 import { messagesPallet } from './pallets/messages.js';
 import { msaPallet } from './pallets/msa/index.js';
 import { devProviderGenesis } from './genesis/devProvider.js';
+import { extraGenesis, type ExtraGenesis } from './genesis/extraGenesis.js';
 import { schemasPallet } from './pallets/schemas/index.js';
 import { dsnpModels, genesisOnlyModels } from './pallets/schemas/models.js';
 import { statefulStoragePallet } from './pallets/statefulStorage/index.js';
@@ -30,6 +31,8 @@ export interface DevchainOptions {
   /** How many blocks the finalized head trails the best block. */
   finalityLag?: number;
   now?: () => number;
+  /** Extra genesis: providers, users with delegations and handles (see `readExtraGenesis`). */
+  genesis?: ExtraGenesis;
   onInternalError?: (error: unknown, method: string) => void;
 }
 
@@ -105,13 +108,28 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     }),
     frequencyTxPaymentPallet(palletNames, existentialDeposit, maxBatch),
     devProviderGenesis(alice, limit('maxPublicKeysPerMsa'), capacityConstants),
+    ...(options.genesis
+      ? [
+          extraGenesis(options.genesis, {
+            maxKeys: limit('maxPublicKeysPerMsa'),
+            maxGrantsPerDelegation: limit('maxGrantsPerDelegation'),
+            maxProviderNameSize: limit('maxProviderNameSize'),
+            capacity: capacityConstants,
+            handles: handleLimits(facts),
+          }),
+        ]
+      : []),
   ]);
   const endowment = BigInt((facts.devGenesis.balances as { endowment: string }).endowment);
   const chain = new Chain(runtime, {
     sealing: options.sealing ?? 'instant',
     blockTimeMs: options.blockTimeMs ?? (options.sealing === 'interval' ? facts.chain.blockTimeMs : 100),
     finalityLag: options.finalityLag ?? 0,
-    endowed: keyring.getPairs().map((pair) => ({ account: accountHex(pair), free: endowment })),
+    endowed: [
+      ...keyring.getPairs().map((pair) => ({ account: accountHex(pair), free: endowment })),
+      ...(options.genesis?.providers ?? []).map((p) => ({ account: p.account, free: p.balance ?? endowment })),
+      ...(options.genesis?.users ?? []).flatMap((u) => (u.balance ? [{ account: u.account, free: u.balance }] : [])),
+    ],
     facts: {
       specVersion: facts.runtimeVersion.specVersion,
       transactionVersion: facts.runtimeVersion.transactionVersion,

@@ -2,3 +2,10 @@ export { startDevchain, type Devchain, type DevchainOptions } from './devchain.j
 export { buildMetadata, type RuntimeMetadata } from './metadata/buildMetadata.js';
 export { loadFacts, type RuntimeFacts } from './runtime/facts.js';
 export { devKeyring, DEV_NAMES } from './genesis/devAccounts.js';
+export {
+  GenesisFileError,
+  parseExtraGenesis,
+  readExtraGenesis,
+  type ExtraGenesis,
+  type ExtraGenesisInput,
+} from './genesis/extraGenesis.js';

@@ -2,7 +2,7 @@ import type { Codec } from '@polkadot/types/types';
 import { u8aToHex } from '@polkadot/util';
 import { numberOf } from '../../runtime/codecs.js';
 import type { RuntimeFacts } from '../../runtime/facts.js';
-import type { AccountHex, DispatchContext, PalletRuntime } from '../../runtime/context.js';
+import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError, UNKNOWN, moduleErrorIndex } from '../../runtime/errors.js';
 import { msaOf } from '../msa/accounts.js';
 import { verifyPayloadSignature } from '../payloadSignatures.js';
@@ -27,6 +27,45 @@ interface ClaimPayload {
   expiration: Codec;
 }
 
+/**
+ * Gives an MSA a handle: the base handle's checks, its canonical form's checks, the next suffix of its
+ * sequence. (claim_handle and change_handle after their payload checks; the devchain's extra genesis.)
+ */
+export function claimHandle(
+  context: BlockHookContext,
+  limits: HandlesLimits,
+  msaId: number,
+  baseBytes: Uint8Array,
+  expiration: number,
+): string {
+  if (readDisplayHandle(context, msaId)) throw new ModuleError('Handles', 'MSAHandleAlreadyExists');
+  const base = decodeUtf8(baseBytes);
+  if (base === undefined) throw new ModuleError('Handles', 'InvalidHandleEncoding');
+  const baseProblem = handleProblem(base);
+  // The base handle's own checks come first; the canonical ones follow.
+  if (baseProblem === 'InvalidHandleCharacterLength' || baseProblem === 'HandleContainsBlockedCharacters')
+    throw new ModuleError('Handles', baseProblem);
+  const canonical = canonicalize(base);
+  const problem = canonicalProblem(canonical);
+  if (problem) throw new ModuleError('Handles', problem);
+  const index = nextSuffixIndex(context, canonical, limits);
+  const suffix = index === undefined ? undefined : suffixAt(canonical, index, limits);
+  if (index === undefined || suffix === undefined) throw new ModuleError('Handles', 'SuffixesExhausted');
+  const display = `${trimAndCollapse(base)}.${suffix}`;
+  const canonicalKey = utf8Hex(canonical);
+  context.storage.set(context.state, 'Handles', 'CanonicalBaseHandleAndSuffixToMSAId', [canonicalKey, suffix], msaId);
+  context.storage.set(
+    context.state,
+    'Handles',
+    'CanonicalBaseHandleToSuffixIndex',
+    [canonicalKey],
+    [index, limits.min],
+  );
+  context.storage.set(context.state, 'Handles', 'MSAIdToDisplayName', [msaId], [utf8Hex(display), expiration]);
+  context.deposit('Handles', 'HandleClaimed', { msaId, handle: utf8Hex(display) });
+  return display;
+}
+
 export function handlesPallet(limits: HandlesLimits): PalletRuntime {
   /** The checks claim_handle and change_handle share, in the runtime's order, up to the signature. */
   const acceptPayload = (context: DispatchContext, args: Record<string, Codec>) => {
@@ -44,34 +83,6 @@ export function handlesPallet(limits: HandlesLimits): PalletRuntime {
     if (!verifyPayloadSignature(owner, args.proof as Codec, payload, 'ClaimHandlePayload'))
       throw new ModuleError('Handles', 'InvalidSignature');
     return { msaId, baseBytes, expiration };
-  };
-
-  const claim = (context: DispatchContext, msaId: number, baseBytes: Uint8Array, expiration: number) => {
-    if (readDisplayHandle(context, msaId)) throw new ModuleError('Handles', 'MSAHandleAlreadyExists');
-    const base = decodeUtf8(baseBytes);
-    if (base === undefined) throw new ModuleError('Handles', 'InvalidHandleEncoding');
-    const baseProblem = handleProblem(base);
-    // The base handle's own checks come first; the canonical ones follow.
-    if (baseProblem === 'InvalidHandleCharacterLength' || baseProblem === 'HandleContainsBlockedCharacters')
-      throw new ModuleError('Handles', baseProblem);
-    const canonical = canonicalize(base);
-    const problem = canonicalProblem(canonical);
-    if (problem) throw new ModuleError('Handles', problem);
-    const index = nextSuffixIndex(context, canonical, limits);
-    const suffix = index === undefined ? undefined : suffixAt(canonical, index, limits);
-    if (index === undefined || suffix === undefined) throw new ModuleError('Handles', 'SuffixesExhausted');
-    const display = `${trimAndCollapse(base)}.${suffix}`;
-    const canonicalKey = utf8Hex(canonical);
-    context.storage.set(context.state, 'Handles', 'CanonicalBaseHandleAndSuffixToMSAId', [canonicalKey, suffix], msaId);
-    context.storage.set(
-      context.state,
-      'Handles',
-      'CanonicalBaseHandleToSuffixIndex',
-      [canonicalKey],
-      [index, limits.min],
-    );
-    context.storage.set(context.state, 'Handles', 'MSAIdToDisplayName', [msaId], [utf8Hex(display), expiration]);
-    context.deposit('Handles', 'HandleClaimed', { msaId, handle: utf8Hex(display) });
   };
 
   const retire = (context: DispatchContext, msaId: number) => {
@@ -95,12 +106,12 @@ export function handlesPallet(limits: HandlesLimits): PalletRuntime {
     calls: {
       claimHandle: (context, args) => {
         const { msaId, baseBytes, expiration } = acceptPayload(context, args);
-        claim(context, msaId, baseBytes, expiration);
+        claimHandle(context, limits, msaId, baseBytes, expiration);
       },
       changeHandle: (context, args) => {
         const { msaId, baseBytes, expiration } = acceptPayload(context, args);
         retire(context, msaId);
-        claim(context, msaId, baseBytes, expiration);
+        claimHandle(context, limits, msaId, baseBytes, expiration);
       },
       retireHandle: (context) => {
         if (context.origin.type !== 'signed') throw new DispatchFailure('BadOrigin');

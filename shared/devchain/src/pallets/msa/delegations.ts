@@ -1,7 +1,7 @@
 import { hexToU8a, u8aToHex } from '@polkadot/util';
 import type { Codec } from '@polkadot/types/types';
 import { numberOf, someOf } from '../../runtime/codecs.js';
-import type { DispatchContext } from '../../runtime/context.js';
+import type { BlockHookContext, DispatchContext } from '../../runtime/context.js';
 import { ModuleError } from '../../runtime/errors.js';
 import type { Reader } from './accounts.js';
 
@@ -20,7 +20,7 @@ export function readDelegation(reader: Reader, delegator: number, provider: numb
   return { revokedAt: numberOf(value.revokedAt), permissions };
 }
 
-function writeDelegation(context: DispatchContext, delegator: number, provider: number, delegation: Delegation): void {
+function writeDelegation(context: BlockHookContext, delegator: number, provider: number, delegation: Delegation): void {
   const permissions = new Map([...delegation.permissions].sort(([a], [b]) => a - b));
   context.storage.set(context.state, 'Msa', 'DelegatorAndProviderToDelegation', [delegator, provider], {
     revokedAt: delegation.revokedAt,
@@ -33,7 +33,7 @@ export const isActive = (delegation: Delegation | undefined, at: number): delega
   delegation !== undefined && (delegation.revokedAt === 0 || delegation.revokedAt >= at);
 
 /** Every intent id must be at most the highest intent id registered. */
-function checkIntents(context: DispatchContext, intentIds: number[], maxGrants: number): void {
+function checkIntents(context: BlockHookContext, intentIds: number[], maxGrants: number): void {
   if (intentIds.length > maxGrants) throw new ModuleError('Msa', 'ExceedsMaxGrantsPerDelegation');
   const maximum = numberOf(context.storage.get(context.state, 'Schemas', 'CurrentIntentIdentifierMaximum'));
   if (intentIds.some((id) => id > maximum)) throw new ModuleError('Msa', 'InvalidIntentId');
@@ -41,7 +41,7 @@ function checkIntents(context: DispatchContext, intentIds: number[], maxGrants: 
 
 /** A first delegation from `delegator` to `provider`. */
 export function addDelegation(
-  context: DispatchContext,
+  context: BlockHookContext,
   delegator: number,
   provider: number,
   intentIds: number[],
