@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test lint typecheck unit build docs bench clean
+.PHONY: help dev test tools lint typecheck unit build docs bench clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -12,11 +12,14 @@ help: ## List the targets
 dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + every component); Ctrl-C stops it
 	npm run dev
 
-test: node_modules/.package-lock.json ## Type-check, lint, then every test (real Redis, real processes)
+test: node_modules/.package-lock.json tools ## Type-check, lint, then every test (real Redis, Kubo, real processes)
 	npm run typecheck
 	npm run lint
-	tools/check-tools redis-server
+	tools/check-tools redis-server ipfs
 	npm test
+
+tools: ## Build the Go tools the tests run (Kubo) into ~/.cache/frequency-gateway/bin, once
+	tools/install-kubo
 
 typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every package and test
 	npm run typecheck

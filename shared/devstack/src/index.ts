@@ -1,3 +1,4 @@
 export * from './freePort.js';
 export * from './findExecutable.js';
 export * from './redisServer.js';
+export * from './kubo.js';

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findExecutable } from './findExecutable.js';
+import { ToolMissingError } from './redisServer.js';
+
+export const KUBO_INSTALL_HINT =
+  'Build it with `make tools` (go install of github.com/ipfs/kubo into the tool cache), or put `ipfs` on PATH.';
+
+/** Where `make tools` puts the programs it builds: `$XDG_CACHE_HOME/frequency-gateway/bin`. */
+export function toolCacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'frequency-gateway', 'bin');
+}
+
+/** `IPFS_BIN`, else the tool cache, else `ipfs` on PATH. */
+export function findKubo(): string | undefined {
+  if (process.env.IPFS_BIN) return process.env.IPFS_BIN;
+  const cached = join(toolCacheDir(), 'ipfs');
+  try {
+    accessSync(cached, constants.X_OK);
+    return cached;
+  } catch {
+    return findExecutable('ipfs');
+  }
+}
+
+export interface LocalKubo {
+  /** The RPC API, e.g. http://127.0.0.1:41234 (what IPFS_ENDPOINT takes). */
+  apiUrl: string;
+  /** The HTTP gateway, e.g. http://127.0.0.1:41235 (serves /ipfs/{cid}). */
+  gatewayUrl: string;
+  stop(): Promise<void>;
+}
+
+const LISTENING = /(RPC API|Gateway) server listening on \/ip4\/([\d.]+)\/tcp\/(\d+)/;
+
+/**
+ * Runs a private, offline Kubo daemon with a fresh repository (test profile: no bootstrap peers, no
+ * discovery, ports chosen by the system) and resolves once its RPC API and gateway listen.
+ */
+export async function startKubo(): Promise<LocalKubo> {
+  const binary = findKubo();
+  if (!binary) throw new ToolMissingError('ipfs (Kubo)', KUBO_INSTALL_HINT);
+  const repo = mkdtempSync(join(tmpdir(), 'gateway-kubo-'));
+  const child: ChildProcess = spawn(binary, ['daemon', '--init', '--init-profile=test', '--offline'], {
+    env: { ...process.env, IPFS_PATH: repo },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const urls = await new Promise<{ api: string; gateway: string }>((resolve, reject) => {
+    const found: Record<string, string> = {};
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const line of output.split('\n')) {
+        const match = LISTENING.exec(line);
+        if (match) found[match[1] as string] = `http://${match[2]}:${match[3]}`;
+      }
+      if (found['RPC API'] && found.Gateway && output.includes('Daemon is ready')) {
+        child.stdout?.off('data', onData);
+        resolve({ api: found['RPC API'], gateway: found.Gateway });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`ipfs daemon exited with ${code}: ${output.slice(-800)}`)));
+    child.once('error', reject);
+  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    apiUrl: urls.api,
+    gatewayUrl: urls.gateway,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(repo, { recursive: true, force: true });
+    },
+  };
+}
