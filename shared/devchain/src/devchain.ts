@@ -31,6 +31,8 @@ export interface DevchainOptions {
   /** How many blocks the finalized head trails the best block. */
   finalityLag?: number;
   now?: () => number;
+  /** Future extrinsics the pool keeps before dropping the oldest (default 512, as a node). */
+  futureLimit?: number;
   /** Extra genesis: providers, users with delegations and handles (see `readExtraGenesis`). */
   genesis?: ExtraGenesis;
   onInternalError?: (error: unknown, method: string) => void;
@@ -139,6 +141,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       byteFee: BigInt(String((facts.chain as unknown as { transactionByteFee: number }).transactionByteFee)),
     },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.futureLimit === undefined ? {} : { futureLimit: options.futureLimit }),
     ...(options.onInternalError
       ? { onInternalError: (error: unknown) => options.onInternalError?.(error, 'dispatch') }
       : {}),

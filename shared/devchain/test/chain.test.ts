@@ -68,6 +68,20 @@ describe('the devchain with a real @polkadot/api client over WebSocket', () => {
     logged.mockRestore();
   });
 
+  it('refuses an extrinsic whose mortal era has passed, as a node does (the era resolves to another birth block)', async () => {
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const header = await c.api.rpc.chain.getHeader();
+    const era = c.api.createType('ExtrinsicEra', { current: header.number.toNumber(), period: 4 });
+    const mortal = await c.api.tx.balances
+      .transferKeepAlive(c.bob.address, UNIT)
+      .signAsync(c.alice, { era, blockHash: header.hash });
+    for (let i = 0; i < 5; i++) await submit(c.api.tx.system.remark(`block ${i}`), c.alice);
+    await expect(c.api.rpc.author.submitExtrinsic(mortal)).rejects.toThrow(
+      '1010: Invalid Transaction: Transaction has a bad signature',
+    );
+    logged.mockRestore();
+  });
+
   it('holds a future nonce until the gap closes, then includes both in order', async () => {
     const nonce = (await c.api.rpc.system.accountNextIndex(c.charlie.address)).toNumber();
     const later = submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.charlie, { nonce: nonce + 1 });
@@ -137,5 +151,26 @@ describe('sealing and finality', () => {
     } finally {
       await c.close();
     }
+  });
+});
+
+describe('the transaction pool limit', () => {
+  let c: Connected;
+  beforeAll(async () => (c = await connect({ futureLimit: 2 })));
+  afterAll(async () => c.close());
+
+  it('drops the longest-waiting future extrinsic when more than the limit wait', async () => {
+    const nonce = (await c.api.rpc.system.accountNextIndex(c.charlie.address)).toNumber();
+    const statuses: string[][] = [[], [], []];
+    const waiting = [1, 2, 3].map((gap, i) =>
+      c.api.tx.system
+        .remark(`future ${gap}`)
+        .signAndSend(c.charlie, { nonce: nonce + gap }, (result) => void statuses[i]!.push(result.status.type)),
+    );
+    await Promise.all(waiting);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(statuses[0]).toEqual(['Future', 'Dropped']);
+    expect(statuses[1]).toEqual(['Future']);
+    expect(statuses[2]).toEqual(['Future']);
   });
 });

@@ -25,6 +25,8 @@ export interface ChainOptions {
   facts: Omit<ChainFacts, 'genesisHash'>;
   /** Clock for block timestamps (tests may pin it). */
   now?: () => number;
+  /** How many future extrinsics the pool keeps (512, as a node's default) before dropping the oldest. */
+  futureLimit?: number;
   /** Errors that are devchain bugs (a call handler that threw something other than a runtime error). */
   onInternalError?: (error: unknown) => void;
 }
@@ -40,7 +42,7 @@ interface ChainEvents {
  */
 export class Chain extends EventEmitter<ChainEvents> {
   readonly state = new VersionedState();
-  readonly pool = new TransactionPool();
+  readonly pool: TransactionPool;
   private readonly blocks: Block[] = [];
   private readonly byHash = new Map<Hex, Block>();
   private readonly stateRoots: Uint8Array[] = [];
@@ -55,6 +57,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     readonly options: ChainOptions,
   ) {
     super();
+    this.pool = new TransactionPool(options.futureLimit);
     this.now = options.now ?? Date.now;
     const genesis = this.buildGenesis();
     this.facts = { ...options.facts, genesisHash: genesis.hash };

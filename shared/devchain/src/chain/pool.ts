@@ -20,6 +20,12 @@ type Watcher = (status: TransactionStatus) => void;
  * ("future") until the gap closes; each sender's ready extrinsics go into blocks in nonce order.
  */
 export class TransactionPool {
+  /**
+   * At most this many future extrinsics wait; beyond it the one that has waited longest is dropped (a node's
+   * pool keeps 512 by default).
+   */
+  constructor(private readonly futureLimit = 512) {}
+
   private readonly bySender = new Map<AccountHex, Map<number, CheckedExtrinsic>>();
   private readonly byHash = new Map<Hex, CheckedExtrinsic>();
   private readonly watchers = new Map<Hex, Set<Watcher>>();
@@ -54,6 +60,7 @@ export class TransactionPool {
     this.byHash.set(extrinsic.hash, extrinsic);
     if (!future) this.promoted.add(extrinsic.hash);
     this.notify(extrinsic.hash, future ? 'future' : 'ready');
+    if (future) this.enforceFutureLimit();
     // A ready extrinsic may close the gap in front of waiting ones: they become ready now.
     if (!future)
       for (let next = extrinsic.nonce + 1; nonces.has(next); next++) this.promote(nonces.get(next) as CheckedExtrinsic);
@@ -105,6 +112,17 @@ export class TransactionPool {
         if (extrinsic.nonce < current || extrinsic.validUntil < blockNumber) this.remove(extrinsic.hash, 'invalid');
       }
       for (let next = current; nonces.has(next); next++) this.promote(nonces.get(next) as CheckedExtrinsic);
+    }
+  }
+
+  /** Drops the longest-waiting future extrinsics while more than the limit wait. */
+  private enforceFutureLimit(): void {
+    let futures = this.byHash.size - this.promoted.size;
+    for (const [hash] of this.byHash) {
+      if (futures <= this.futureLimit) return;
+      if (this.promoted.has(hash)) continue;
+      this.remove(hash, 'dropped');
+      futures--;
     }
   }
 
