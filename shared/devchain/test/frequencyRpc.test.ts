@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { KeyringPair } from '@polkadot/keyring/types';
 import type { PalletMsaAddProvider } from '@polkadot/types/lookup';
 import { u8aToHex, u8aWrapBytes } from '@polkadot/util';
@@ -52,8 +53,9 @@ describe('Frequency RPC methods the gateway calls', () => {
     const fee = details.inclusionFee.unwrap();
     const predicted = fee.baseFee.toBigInt() + fee.lenFee.toBigInt() + fee.adjustedWeightFee.toBigInt();
     const withdrawn = await new Promise<bigint>((resolve) => {
-      void tx.send((result) => {
-        if (!result.status.isInBlock) return;
+      const unsubscribe = tx.send((result) => {
+        if (!result.status.isFinalized) return;
+        void unsubscribe.then((stop) => stop());
         const event = result.events.find(({ event }) => event.method === 'CapacityWithdrawn');
         resolve(BigInt(event!.event.data[1]!.toString()));
       });
@@ -61,5 +63,27 @@ describe('Frequency RPC methods the gateway calls', () => {
     expect(withdrawn).toBe(predicted);
     const tokenPaid = await c.api.rpc.frequencyTxPayment.computeCapacityFeeDetails(c.api.tx.msa.create().toHex(), null);
     expect(tokenPaid.inclusionFee.isNone).toBe(true);
+  });
+
+  it('schemas_getBySchemaId and messages_getByIntentId answer with the node JSON shapes', async () => {
+    const schema = await c.api.rpc.schemas.getBySchemaId(7);
+    const value = schema.unwrap();
+    expect(value.payload_location.toString()).toBe('Itemized');
+    expect(JSON.parse(value.model.toUtf8()).name).toBe('PublicKey');
+    const best = (await c.api.rpc.chain.getHeader()).number.toNumber();
+    const page = await c.api.rpc.messages.getByIntentId(17, {
+      from_block: 0,
+      from_index: 0,
+      to_block: best + 1,
+      page_size: 10,
+    });
+    expect(page.content.map((m: { cid: { unwrap(): { toUtf8(): string } } }) => m.cid.unwrap().toUtf8())).toEqual([
+      'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+    ]);
+    const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(
+      c.api.rpc.messages.getByIntentId(17, { from_block: 5, from_index: 0, to_block: 5, page_size: 10 }),
+    ).rejects.toThrow('InvalidPaginationRequest');
+    silenced.mockRestore();
   });
 });

@@ -1,4 +1,4 @@
-import { hexToU8a, isHex, stringCamelCase, u8aToHex } from '@polkadot/util';
+import { hexToU8a, isHex, stringCamelCase, u8aToHex, u8aToString } from '@polkadot/util';
 import { encodeAddress } from '@polkadot/util-crypto';
 import type { GenericExtrinsic } from '@polkadot/types';
 import type { Chain } from '../chain/chain.js';
@@ -6,6 +6,8 @@ import type { Block } from '../chain/blockBuilder.js';
 import { capacityFee, innerCalls, CAPACITY_ELIGIBLE } from '../pallets/frequencyTxPayment.js';
 import { isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
 import { numberOf } from '../runtime/codecs.js';
+import { isValidPagination, messagesByIntent } from '../pallets/messages.js';
+import { intentInfo, schemaResponse } from '../pallets/schemas/info.js';
 import { handleLimits } from '../pallets/handles/index.js';
 import { handleForMsa, msaForHandle, nextSuffixes } from '../pallets/handles/queries.js';
 import { isValidHandle } from '../pallets/handles/rules.js';
@@ -115,6 +117,48 @@ export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): R
         nonce: page.nonce,
         payload: u8aToHex(page.payload),
       })),
+    schemas_getBySchemaId: ([schemaId]) => {
+      const schema = schemaResponse(reader(chain.best), toNumber(schemaId, 'schema_id'));
+      return schema
+        ? {
+            schema_id: schema.schemaId,
+            model: u8aToString(schema.model),
+            model_type: schema.modelType,
+            payload_location: schema.payloadLocation,
+            settings: schema.settings,
+          }
+        : null;
+    },
+    messages_getByIntentId: ([intentId, pagination]) => {
+      const view = reader(chain.best);
+      const id = toNumber(intentId, 'intent_id');
+      const p = (pagination ?? {}) as Record<string, unknown>;
+      const request = {
+        fromBlock: toNumber(p.from_block, 'from_block'),
+        fromIndex: toNumber(p.from_index, 'from_index'),
+        toBlock: toNumber(p.to_block, 'to_block'),
+        pageSize: toNumber(p.page_size, 'page_size'),
+      };
+      if (!isValidPagination(request)) throw new RpcError(1, 'InvalidPaginationRequest');
+      if (!intentInfo(view, id)) throw new RpcError(4, 'InvalidIntentId');
+      const page = messagesByIntent(view, id, request);
+      const optional = (name: string, value: unknown) => (value === null ? {} : { [name]: value });
+      return {
+        content: page.content.map((m) => ({
+          provider_msa_id: m.providerMsaId,
+          index: m.index,
+          block_number: m.blockNumber,
+          ...optional('msa_id', m.msaId),
+          ...optional('payload', m.payload && u8aToHex(m.payload)),
+          ...optional('cid', m.cid && u8aToString(m.cid)),
+          ...optional('payload_length', m.payloadLength),
+          schema_id: m.schemaId,
+        })),
+        has_next: page.hasNext,
+        ...optional('next_block', page.nextBlock),
+        ...optional('next_index', page.nextIndex),
+      };
+    },
     frequencyTxPayment_computeCapacityFeeDetails: ([encoded, at]) => {
       if (typeof encoded !== 'string' || !isHex(encoded)) throw invalidParams('encoded_xt must be hex');
       block(at);
