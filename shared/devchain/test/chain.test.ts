@@ -159,6 +159,17 @@ describe('the transaction pool limit', () => {
   beforeAll(async () => (c = await connect({ futureLimit: 2 })));
   afterAll(async () => c.close());
 
+  it('counts a nonce whose predecessor waits ready in the pool as ready, not future', async () => {
+    const nonce = (await c.api.rpc.system.accountNextIndex(c.bob.address)).toNumber();
+    const outcomes = await Promise.all(
+      [0, 1, 2, 3, 4].map((step) => submit(c.api.tx.system.remark(`chain ${step}`), c.bob, { nonce: nonce + step })),
+    );
+    for (const { statuses } of outcomes) {
+      expect(statuses[0]).toBe('Ready');
+      expect(statuses).toContain('Finalized');
+    }
+  });
+
   it('drops the longest-waiting future extrinsic when more than the limit wait', async () => {
     const nonce = (await c.api.rpc.system.accountNextIndex(c.charlie.address)).toNumber();
     const statuses: string[][] = [[], [], []];

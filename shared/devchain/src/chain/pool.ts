@@ -44,12 +44,17 @@ export class TransactionPool {
     return [...this.byHash.values()];
   }
 
-  /** Adds a checked extrinsic; `future` when its nonce is ahead of the sender's account. */
-  add(extrinsic: CheckedExtrinsic, future: boolean): void {
+  /**
+   * Adds a checked extrinsic. `ahead` when its nonce is ahead of the sender's account: it is still ready when
+   * the pool holds a ready extrinsic for the nonce before it (a chain from the account nonce), else future.
+   */
+  add(extrinsic: CheckedExtrinsic, ahead: boolean): void {
     if (this.byHash.has(extrinsic.hash)) throw INVALID.alreadyImported();
     const sender = extrinsic.signer as AccountHex;
     let nonces = this.bySender.get(sender);
     if (!nonces) this.bySender.set(sender, (nonces = new Map()));
+    const predecessor = nonces.get(extrinsic.nonce - 1);
+    const future = ahead && !(predecessor && this.promoted.has(predecessor.hash));
     const existing = nonces.get(extrinsic.nonce);
     if (existing) {
       // A replacement must pay a higher tip, as a node's priority rule demands.
