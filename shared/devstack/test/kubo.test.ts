@@ -8,7 +8,10 @@ describe('startKubo', () => {
   it('runs an offline Kubo whose RPC API stores content the gateway serves', async () => {
     const form = new FormData();
     form.append('file', new Blob(['devstack kubo']), 'a.txt');
-    const added = await fetch(`${kubo.apiUrl}/api/v0/add?cid-version=1&raw-leaves=true`, { method: 'POST', body: form });
+    const added = await fetch(`${kubo.apiUrl}/api/v0/add?cid-version=1&raw-leaves=true`, {
+      method: 'POST',
+      body: form,
+    });
     const { Hash } = (await added.json()) as { Hash: string };
     expect(Hash).toMatch(/^bafkrei/);
     expect(await (await fetch(`${kubo.gatewayUrl}/ipfs/${Hash}`)).text()).toBe('devstack kubo');
