@@ -34,6 +34,7 @@ export default {
     project('platform', '<rootDir>/shared/platform'),
     project('devstack', '<rootDir>/shared/devstack'),
     project('devchain', '<rootDir>/shared/devchain'),
+    project('storage', '<rootDir>/shared/storage'),
     project('account', '<rootDir>/services/account'),
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),

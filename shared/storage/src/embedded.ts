@@ -1,0 +1,107 @@
+import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { FsBlockstore } from 'blockstore-fs';
+import { exporter } from 'ipfs-unixfs-exporter';
+import { importer } from 'ipfs-unixfs-importer';
+import { fixedSize } from 'ipfs-unixfs-importer/chunker';
+import { balanced } from 'ipfs-unixfs-importer/layout';
+import { type CID } from 'multiformats/cid';
+import { StreamMeter, parseCid } from './hash.js';
+import {
+  IMPORT_PARAMETERS,
+  asChunks,
+  type AddOptions,
+  type ContentStore,
+  type ReadOptions,
+  type StoredContent,
+} from './store.js';
+
+export class ContentNotFoundError extends Error {
+  constructor(readonly cid: string) {
+    super(`content ${cid} is not in the store`);
+    this.name = 'ContentNotFoundError';
+  }
+}
+
+/**
+ * A content store in a folder: blocks on disk (one file each, so several processes on one machine can share
+ * the folder) built with the UnixFS importer under Kubo's parameters. For `make dev` and tests, when no Kubo
+ * node is configured. Nothing is ever collected, so pinning only records the CID.
+ */
+export class EmbeddedStore implements ContentStore {
+  readonly target: string;
+  private readonly blocks: FsBlockstore;
+  private opened: Promise<void> | undefined;
+
+  constructor(private readonly dir: string) {
+    this.target = `embedded:${dir}`;
+    mkdirSync(join(dir, 'blocks'), { recursive: true });
+    this.blocks = new FsBlockstore(join(dir, 'blocks'));
+  }
+
+  private open(): Promise<void> {
+    this.opened ??= this.blocks.open();
+    return this.opened;
+  }
+
+  async add(source: AsyncIterable<Uint8Array> | Uint8Array, options: AddOptions = {}): Promise<StoredContent> {
+    await this.open();
+    const meter = new StreamMeter(options.maxBytes ?? Number.POSITIVE_INFINITY);
+    let root: CID | undefined;
+    for await (const entry of importer([{ content: meter.measure(asChunks(source)) }], this.blocks, {
+      cidVersion: IMPORT_PARAMETERS.cidVersion,
+      rawLeaves: IMPORT_PARAMETERS.rawLeaves,
+      reduceSingleLeafToSelf: true,
+      chunker: fixedSize({ chunkSize: IMPORT_PARAMETERS.chunkSize }),
+      layout: balanced({ maxChildrenPerNode: IMPORT_PARAMETERS.maxChildrenPerNode }),
+      wrapWithDirectory: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    })) {
+      root = entry.cid;
+    }
+    if (!root) throw new Error('the importer produced no root');
+    return { cid: root.toString(), size: meter.size, dsnpHash: meter.dsnpHash() };
+  }
+
+  async *read(cid: string, options: ReadOptions = {}): AsyncIterable<Uint8Array> {
+    await this.open();
+    const parsed = parseCid(cid);
+    if (!parsed || !(await this.blocks.has(parsed))) throw new ContentNotFoundError(cid);
+    const entry = await exporter(parsed, this.blocks, options.signal ? { signal: options.signal } : {});
+    if (entry.type !== 'file' && entry.type !== 'raw') throw new ContentNotFoundError(cid);
+    yield* entry.content({
+      ...(options.offset === undefined ? {} : { offset: options.offset }),
+      ...(options.length === undefined ? {} : { length: options.length }),
+    });
+  }
+
+  async stat(cid: string): Promise<{ cid: string; size: number } | undefined> {
+    await this.open();
+    const parsed = parseCid(cid);
+    if (!parsed || !(await this.blocks.has(parsed))) return undefined;
+    const entry = await exporter(parsed, this.blocks);
+    if (entry.type !== 'file' && entry.type !== 'raw') return undefined;
+    return { cid: parsed.toString(), size: Number(entry.size) };
+  }
+
+  async exists(cid: string): Promise<boolean> {
+    return (await this.stat(cid)) !== undefined;
+  }
+
+  async pin(cid: string): Promise<void> {
+    const parsed = parseCid(cid);
+    if (!parsed || !(await this.exists(cid))) throw new ContentNotFoundError(cid);
+    const file = join(this.dir, 'pins.json');
+    const pins = new Set<string>(existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : []);
+    pins.add(parsed.toString());
+    writeFileSync(file, JSON.stringify([...pins]));
+  }
+
+  async probe(): Promise<void> {
+    await this.open();
+  }
+
+  async close(): Promise<void> {
+    if (this.opened) await this.blocks.close();
+  }
+}

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startKubo, type LocalKubo } from '@frequency-gateway/devstack';
+import {
+  ContentTooLargeError,
+  EmbeddedStore,
+  KuboStore,
+  dsnpHash,
+  isDsnpHash,
+  publicUrl,
+  serveGateway,
+  type ContentStore,
+} from '../src/index.js';
+
+/** Deterministic pseudo-random bytes (so CIDs are comparable across stores and runs). */
+function bytesOf(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let block = createHash('sha256').update(String(seed)).digest();
+  for (let at = 0; at < length; at += block.length) {
+    out.set(block.subarray(0, Math.min(block.length, length - at)), at);
+    block = createHash('sha256').update(block).digest();
+  }
+  return out;
+}
+
+/** Splits bytes into uneven chunks, as a network stream arrives. */
+async function* streamed(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  for (let at = 0, step = 1; at < bytes.length; at += step, step = ((step * 7 + 13) % 99_991) + 1)
+    yield bytes.subarray(at, Math.min(at + step, bytes.length));
+}
+
+async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+describe('content stores', () => {
+  let kubo: LocalKubo;
+  let dir: string;
+  let stores: Record<'embedded' | 'kubo', ContentStore>;
+  beforeAll(async () => {
+    kubo = await startKubo();
+    dir = mkdtempSync(join(tmpdir(), 'storage-test-'));
+    stores = { embedded: new EmbeddedStore(dir), kubo: new KuboStore({ url: kubo.apiUrl }) };
+  }, 60_000);
+  afterAll(async () => {
+    await stores?.embedded.close?.();
+    await kubo?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each(['embedded', 'kubo'] as const)(
+    '%s: adds, reads, stats and pins content, with its DSNP hash',
+    async (name) => {
+      const store = stores[name];
+      const bytes = bytesOf(100_000, 1);
+      const stored = await store.add(streamed(bytes));
+      expect(stored.cid).toMatch(/^bafkrei/);
+      expect(stored.size).toBe(100_000);
+      expect(stored.dsnpHash).toBe(dsnpHash(bytes));
+      expect(isDsnpHash(stored.dsnpHash)).toBe(true);
+      expect((await collect(store.read(stored.cid))).equals(Buffer.from(bytes))).toBe(true);
+      expect(await collect(store.read(stored.cid, { offset: 10, length: 5 }))).toEqual(
+        Buffer.from(bytes.subarray(10, 15)),
+      );
+      expect(await store.stat(stored.cid)).toEqual({ cid: stored.cid, size: 100_000 });
+      expect(await store.exists(stored.cid)).toBe(true);
+      await store.pin(stored.cid);
+      await store.probe(AbortSignal.timeout(5_000));
+      const absent = (await store.add(bytesOf(10, 99))).cid.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'));
+      expect(await store.exists(absent)).toBe(false);
+      expect(await store.stat('not-a-cid')).toBeUndefined();
+    },
+  );
+
+  it('both make the same CID from the same bytes, across chunk and DAG-level boundaries', async () => {
+    const sizes = [1, 262_144, 262_145, 3_000_000, 174 * 262_144 + 1];
+    for (const [index, size] of sizes.entries()) {
+      const bytes = bytesOf(size, 10 + index);
+      const [embedded, viaKubo] = await Promise.all([
+        stores.embedded.add(streamed(bytes)),
+        stores.kubo.add(streamed(bytes)),
+      ]);
+      expect({ size, cid: embedded.cid }).toEqual({ size, cid: viaKubo.cid });
+      expect(embedded.dsnpHash).toBe(viaKubo.dsnpHash);
+    }
+  }, 120_000);
+
+  it.each(['embedded', 'kubo'] as const)('%s: refuses content over the byte limit', async (name) => {
+    await expect(stores[name].add(streamed(bytesOf(10_001, 3)), { maxBytes: 10_000 })).rejects.toBeInstanceOf(
+      ContentTooLargeError,
+    );
+    const exact = await stores[name].add(streamed(bytesOf(10_000, 3)), { maxBytes: 10_000 });
+    expect(exact.size).toBe(10_000);
+  });
+
+  it('serves the embedded store over HTTP at /ipfs/{cid}', async () => {
+    const gateway = await serveGateway(stores.embedded);
+    try {
+      const bytes = bytesOf(300_000, 4);
+      const { cid } = await stores.embedded.add(bytes);
+      const response = await fetch(`${gateway.url}/ipfs/${cid}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-length')).toBe('300000');
+      expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+      expect((await fetch(`${gateway.url}/ipfs/${cid}`, { method: 'HEAD' })).status).toBe(200);
+      expect((await fetch(`${gateway.url}/ipfs/not-a-cid`)).status).toBe(400);
+      expect(
+        (await fetch(`${gateway.url}/ipfs/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy`)).status,
+      ).toBe(404);
+      expect((await fetch(`${gateway.url}/elsewhere`)).status).toBe(404);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('builds public URLs from a gateway template', () => {
+    expect(publicUrl('https://ipfs.io/ipfs/[CID]', 'bafy1')).toBe('https://ipfs.io/ipfs/bafy1');
+    expect(publicUrl('https://[CID].ipfs.dweb.link', 'bafy1')).toBe('https://bafy1.ipfs.dweb.link');
+    expect(publicUrl('http://localhost:8080/', 'bafy1')).toBe('http://localhost:8080/ipfs/bafy1');
+  });
+});
