@@ -8,6 +8,7 @@ import { balanced } from 'ipfs-unixfs-importer/layout';
 import { type CID } from 'multiformats/cid';
 import { StreamMeter, parseCid } from './hash.js';
 import {
+  ContentNotFoundError,
   IMPORT_PARAMETERS,
   asChunks,
   type AddOptions,
@@ -15,13 +16,6 @@ import {
   type ReadOptions,
   type StoredContent,
 } from './store.js';
-
-export class ContentNotFoundError extends Error {
-  constructor(readonly cid: string) {
-    super(`content ${cid} is not in the store`);
-    this.name = 'ContentNotFoundError';
-  }
-}
 
 /**
  * A content store in a folder: blocks on disk (one file each, so several processes on one machine can share

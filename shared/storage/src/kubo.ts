@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
 import { ContentTooLargeError, StreamMeter, parseCid } from './hash.js';
-import { ContentNotFoundError } from './embedded.js';
 import {
+  ContentNotFoundError,
   IMPORT_PARAMETERS,
   asChunks,
   type AddOptions,

@@ -60,3 +60,10 @@ export async function* asChunks(source: AsyncIterable<Uint8Array> | Uint8Array):
   }
   yield* source;
 }
+
+export class ContentNotFoundError extends Error {
+  constructor(readonly cid: string) {
+    super(`content ${cid} is not in the store`);
+    this.name = 'ContentNotFoundError';
+  }
+}
