@@ -35,6 +35,7 @@ export default {
     project('devstack', '<rootDir>/shared/devstack'),
     project('devchain', '<rootDir>/shared/devchain'),
     project('storage', '<rootDir>/shared/storage'),
+    project('dsnp', '<rootDir>/shared/dsnp'),
     project('account', '<rootDir>/services/account'),
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),
