@@ -34,6 +34,7 @@ export default {
     project('platform', '<rootDir>/shared/platform'),
     project('devstack', '<rootDir>/shared/devstack'),
     project('devchain', '<rootDir>/shared/devchain'),
+    project('chain', '<rootDir>/shared/chain'),
     project('storage', '<rootDir>/shared/storage'),
     project('dsnp', '<rootDir>/shared/dsnp'),
     project('account', '<rootDir>/services/account'),

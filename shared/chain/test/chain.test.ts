@@ -1,0 +1,140 @@
+import { jest } from '@jest/globals';
+import type { SubmittableExtrinsic } from '@polkadot/api/types';
+import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { Redis } from 'ioredis';
+import {
+  NonceManager,
+  ProviderIdentityError,
+  connectChain,
+  loadProviderKey,
+  verifyProvider,
+  type ChainConnection,
+  type ProviderKey,
+} from '../src/index.js';
+
+const MNEMONIC = 'bottom drive obey lake curtain smoke basket hold race lonely fit walk';
+
+describe('chain connection and provider identity', () => {
+  let devchain: Devchain;
+  let chain: ChainConnection;
+  beforeAll(async () => {
+    devchain = await startDevchain({ finalityLag: 0 });
+    chain = await connectChain({ url: devchain.url });
+  });
+  afterAll(async () => {
+    await chain?.close();
+    await devchain?.close();
+  });
+
+  it('connects with the Frequency types and reads the block time', async () => {
+    expect(chain.blockTimeMs).toBe(6000);
+    expect((await chain.api.rpc.system.chain()).toString()).toBe('Frequency Development (No Relay)');
+    await expect(chain.probe(AbortSignal.timeout(2000))).resolves.toBeUndefined();
+  });
+
+  it('loads sr25519 URIs and mnemonics and Ethereum private keys, and refuses anything else', async () => {
+    const alice = await loadProviderKey('//Alice');
+    expect(alice.address).toBe('5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY');
+    expect((await loadProviderKey(MNEMONIC)).type).toBe('sr25519');
+    const ethereum = await loadProviderKey('0x5fb92d6e98884f76de468fa3f6278f8807c48bebc13595d45af5bdc4da702133');
+    expect(ethereum.type).toBe('ethereum');
+    expect(ethereum.accountId.endsWith('ee'.repeat(12))).toBe(true);
+    await expect(loadProviderKey('not a key')).rejects.toThrow(ProviderIdentityError);
+  });
+
+  it('accepts a key that controls a registered provider MSA and says what is wrong otherwise', async () => {
+    await expect(verifyProvider(chain.api, await loadProviderKey('//Alice'), 1)).resolves.toBeUndefined();
+    await expect(verifyProvider(chain.api, await loadProviderKey('//Alice'), 2)).rejects.toThrow(
+      'belongs to MSA 1, not to PROVIDER_ID 2',
+    );
+    await expect(verifyProvider(chain.api, await loadProviderKey('//Bob'), 1)).rejects.toThrow('has no MSA');
+  });
+});
+
+describe('stalled finality', () => {
+  it('makes the probe fail once the best block is ahead and the finalized head stops moving', async () => {
+    const devchain = await startDevchain({ finalityLag: 3, blockTimeMs: 50 });
+    const chain = await connectChain({ url: devchain.url, staleAfterMs: 300 });
+    try {
+      await expect(chain.probe(AbortSignal.timeout(2000))).resolves.toBeUndefined();
+      // Finality trails by three blocks; stop the finality catch-up and let blocks pile up ahead of it.
+      devchain.chain.stop();
+      for (let i = 0; i < 5; i++) devchain.chain.seal();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await expect(chain.probe(AbortSignal.timeout(2000))).rejects.toThrow('finality stalled');
+    } finally {
+      await chain.close();
+      await devchain.close();
+    }
+  });
+});
+
+describe('nonce reservations shared through Redis', () => {
+  let devchain: Devchain;
+  let chain: ChainConnection;
+  let redisServer: LocalRedis;
+  let key: ProviderKey;
+  const connections: Redis[] = [];
+  const redis = () => {
+    const connection = new Redis(redisServer.url);
+    connections.push(connection);
+    return connection;
+  };
+  beforeAll(async () => {
+    devchain = await startDevchain();
+    chain = await connectChain({ url: devchain.url });
+    redisServer = await startRedisServer();
+    key = await loadProviderKey('//Charlie');
+  });
+  afterAll(async () => {
+    connections.forEach((connection) => connection.disconnect());
+    await chain?.close();
+    await devchain?.close();
+    await redisServer?.stop();
+  });
+
+  const submit = (tx: SubmittableExtrinsic<'promise'>, nonce: number) =>
+    new Promise<string>((resolve, reject) => {
+      tx.signAndSend(key.address, { signer: key.signer, nonce, era: 0 }, (result) => {
+        if (result.status.isFinalized) resolve(result.status.type);
+        if (result.status.isInvalid || result.status.isDropped) reject(new Error(result.status.type));
+      }).catch(reject);
+    });
+
+  it('gives two workers distinct, consecutive nonces that all land on chain', async () => {
+    const workers = [0, 1].map(() => new NonceManager(redis(), chain.api, key.address, { prefix: 'test-a' }));
+    const start = (await chain.api.rpc.system.accountNextIndex(key.address)).toNumber();
+    const reserved = await Promise.all(Array.from({ length: 200 }, (_, i) => workers[i % 2]!.reserve()));
+    expect([...reserved].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => start + i));
+    const outcomes = await Promise.all(
+      reserved.slice(0, 40).map((nonce) => submit(chain.api.tx.system.remark(`n${nonce}`), nonce)),
+    );
+    expect(outcomes.every((status) => status === 'Finalized')).toBe(true);
+  }, 60_000);
+
+  it('refills a nonce that was reserved but never submitted, once the chain stands still behind it', async () => {
+    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', gapTimeoutMs: 200 });
+    await manager.resync();
+    const lost = await manager.reserve();
+    const next = await manager.reserve();
+    expect(next).toBe(lost + 1);
+    const waiting = submit(chain.api.tx.system.remark('after the gap'), next);
+    await manager.reserve(); // starts the gap watch
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await manager.reserve()).toBe(lost);
+    await submit(chain.api.tx.system.remark('fills the gap'), lost);
+    await expect(waiting).resolves.toBe('Finalized');
+  });
+
+  it('follows the chain after a restart or foreign transactions', async () => {
+    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-c' });
+    const chainNext = (await chain.api.rpc.system.accountNextIndex(key.address)).toNumber();
+    expect(await manager.reserve()).toBe(chainNext);
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    await submit(chain.api.tx.system.remark('foreign'), chainNext);
+    await submit(chain.api.tx.system.remark('foreign 2'), chainNext + 1);
+    logged.mockRestore();
+    expect(await manager.reserve()).toBe(chainNext + 2);
+  });
+});
