@@ -1,0 +1,96 @@
+import type { ApiPromise } from '@polkadot/api';
+import type { SubmittableExtrinsic } from '@polkadot/api/types';
+import type { Call } from '@polkadot/types/interfaces';
+import { SubmissionError, submissionError } from './errors.js';
+import type { NonceManager } from './nonces.js';
+import type { ProviderKey } from './provider.js';
+
+/** A signed transaction, known before it reaches the node. */
+export interface SignedTransaction {
+  hash: `0x${string}`;
+  nonce: number;
+  /** The mortal era: valid from `birth` up to but excluding `death`. */
+  birth: number;
+  death: number;
+  extrinsic: SubmittableExtrinsic<'promise'>;
+}
+
+export interface SubmitterOptions {
+  /** Mortal era length in blocks (polkadot-js rounds it to a power of two). Default 64. */
+  eraPeriod?: number;
+  /** Attempts after nonce conflicts (with a resynced nonce) before giving up. Default 3. */
+  attempts?: number;
+}
+
+/** What happens between signing and submitting: recording the transaction so that no outcome is lost. */
+export type BeforeSubmit = (transaction: SignedTransaction) => Promise<void>;
+
+/**
+ * Signs and submits capacity-paid transactions for the provider: `frequencyTxPayment.payWithCapacity` for one
+ * call, `payWithCapacityBatchAll` for up to the chain's maximum batch length. Each transaction gets a reserved
+ * nonce and a mortal era from the finalized head, so several can be in flight per block.
+ */
+export class CapacitySubmitter {
+  readonly maxBatch: number;
+
+  constructor(
+    private readonly api: ApiPromise,
+    private readonly key: ProviderKey,
+    private readonly nonces: NonceManager,
+    private readonly options: SubmitterOptions = {},
+  ) {
+    this.maxBatch = (
+      api.consts.frequencyTxPayment.maximumCapacityBatchLength as unknown as { toNumber(): number }
+    ).toNumber();
+  }
+
+  /** Signs one call wrapped in payWithCapacity, or several in payWithCapacityBatchAll. */
+  async sign(calls: Call[]): Promise<SignedTransaction> {
+    if (calls.length === 0) throw new RangeError('nothing to submit');
+    if (calls.length > this.maxBatch)
+      throw new RangeError(`${calls.length} calls exceed the chain's capacity batch maximum of ${this.maxBatch}`);
+    const { frequencyTxPayment } = this.api.tx;
+    const tx =
+      calls.length === 1
+        ? frequencyTxPayment.payWithCapacity(calls[0] as Call)
+        : frequencyTxPayment.payWithCapacityBatchAll(calls);
+    const finalized = await this.api.rpc.chain.getFinalizedHead();
+    const header = await this.api.rpc.chain.getHeader(finalized);
+    const era = this.api.createType('ExtrinsicEra', {
+      current: header.number.toNumber(),
+      period: this.options.eraPeriod ?? 64,
+    });
+    const nonce = await this.nonces.reserve();
+    await tx.signAsync(this.key.address, { signer: this.key.signer, nonce, era, blockHash: finalized });
+    const mortal = era.asMortalEra;
+    return {
+      hash: tx.hash.toHex() as `0x${string}`,
+      nonce,
+      birth: mortal.birth(header.number.toNumber()),
+      death: mortal.death(header.number.toNumber()),
+      extrinsic: tx,
+    };
+  }
+
+  /**
+   * Signs, lets `beforeSubmit` record the transaction, then submits it. A nonce conflict resyncs the nonce
+   * and signs again (the record of the refused attempt expires harmlessly with its era).
+   */
+  async submit(calls: Call[], beforeSubmit?: BeforeSubmit): Promise<SignedTransaction> {
+    const attempts = this.options.attempts ?? 3;
+    for (let attempt = 1; ; attempt++) {
+      const transaction = await this.sign(calls);
+      await beforeSubmit?.(transaction);
+      try {
+        await this.api.rpc.author.submitExtrinsic(transaction.extrinsic);
+        return transaction;
+      } catch (error) {
+        const refused = submissionError(error);
+        if (refused.kind !== 'nonceConflict' || attempt >= attempts) throw refused;
+        await this.nonces.resync();
+      }
+    }
+  }
+}
+
+export { SubmissionError };

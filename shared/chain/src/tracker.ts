@@ -1,0 +1,147 @@
+import type { ApiPromise } from '@polkadot/api';
+import type { Redis } from 'ioredis';
+import type { SignedTransaction } from './submitter.js';
+
+export interface ChainEvent {
+  section: string;
+  method: string;
+  data: unknown;
+}
+
+/** How a recorded transaction ended, with every job that rode in it. */
+export type TransactionOutcome = {
+  txHash: `0x${string}`;
+  jobs: string[];
+} & (
+  | { status: 'succeeded'; blockNumber: number; blockHash: string; events: ChainEvent[] }
+  | { status: 'failed'; blockNumber: number; blockHash: string; events: ChainEvent[]; error: string }
+  | { status: 'expired'; blockNumber: number }
+);
+
+/** An outcome before its jobs are attached (each variant without `jobs`). */
+type Settled = TransactionOutcome extends infer T ? (T extends unknown ? Omit<T, 'jobs'> : never) : never;
+
+export interface TrackerOptions {
+  /** Redis key prefix (CACHE_KEY_PREFIX). */
+  prefix: string;
+  /** Scan best blocks instead of finalized ones (TRUST_UNFINALIZED_BLOCKS). Default false. */
+  trustUnfinalized?: boolean;
+  /** Receives each outcome; when it throws, the outcome is offered again on the next scan. */
+  onOutcome: (outcome: TransactionOutcome) => Promise<void>;
+}
+
+interface PendingRecord {
+  birth: number;
+  death: number;
+  nonce: number;
+}
+
+/**
+ * Follows the transactions the services submit. Each one is recorded before it is submitted, with every job
+ * riding in it (added to a set, never overwritten); a scanner (run under a leader lease by the service) walks
+ * finalized blocks in order, finds recorded transactions by hash, decodes their outcome from the block's
+ * events, and settles a record once its mortal era has passed without it. The scan position lives in Redis,
+ * so a restart resumes where it stopped and nothing submitted is lost.
+ */
+export class TransactionTracker {
+  private readonly pendingKey: string;
+  private readonly scannedKey: string;
+
+  constructor(
+    private readonly api: ApiPromise,
+    private readonly redis: Redis,
+    private readonly options: TrackerOptions,
+  ) {
+    this.pendingKey = `${options.prefix}:tx:pending`;
+    this.scannedKey = `${options.prefix}:tx:scanned`;
+  }
+
+  private jobsKey(hash: string): string {
+    return `${this.options.prefix}:tx:jobs:${hash}`;
+  }
+
+  /** Records a signed transaction and the jobs it carries; call before submitting it. */
+  async record(transaction: SignedTransaction, jobs: string[]): Promise<void> {
+    const record: PendingRecord = { birth: transaction.birth, death: transaction.death, nonce: transaction.nonce };
+    const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
+    if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
+    await multi.exec();
+  }
+
+  /** How many recorded transactions have no outcome yet. */
+  async pendingCount(): Promise<number> {
+    return this.redis.hlen(this.pendingKey);
+  }
+
+  private async target(): Promise<number> {
+    const hash = this.options.trustUnfinalized ? undefined : await this.api.rpc.chain.getFinalizedHead();
+    return (await this.api.rpc.chain.getHeader(hash)).number.toNumber();
+  }
+
+  private async pending(): Promise<Map<string, PendingRecord>> {
+    const entries = await this.redis.hgetall(this.pendingKey);
+    return new Map(Object.entries(entries).map(([hash, json]) => [hash, JSON.parse(json) as PendingRecord]));
+  }
+
+  private async settle(outcome: Settled): Promise<void> {
+    const jobs = await this.redis.smembers(this.jobsKey(outcome.txHash));
+    await this.options.onOutcome({ ...outcome, jobs: jobs.sort() } as TransactionOutcome);
+    await this.redis.multi().hdel(this.pendingKey, outcome.txHash).del(this.jobsKey(outcome.txHash)).exec();
+  }
+
+  /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
+  async scanOnce(): Promise<number> {
+    const target = await this.target();
+    let pending = await this.pending();
+    const stored = await this.redis.get(this.scannedKey);
+    // First run: start where the oldest recorded transaction could first appear.
+    const earliest = Math.min(target, ...[...pending.values()].map((record) => record.birth));
+    let next = stored === null ? earliest : Number(stored) + 1;
+    for (; next <= target; next++) {
+      if (pending.size > 0) {
+        await this.scanBlock(next, pending);
+        pending = await this.pending();
+      }
+      await this.redis.set(this.scannedKey, String(next));
+    }
+    return next - 1;
+  }
+
+  private async scanBlock(number: number, pending: Map<string, PendingRecord>): Promise<void> {
+    const blockHash = await this.api.rpc.chain.getBlockHash(number);
+    const [block, events] = await Promise.all([
+      this.api.rpc.chain.getBlock(blockHash),
+      this.api.query.system.events.at(blockHash),
+    ]);
+    const found = new Set<string>();
+    for (const [index, extrinsic] of block.block.extrinsics.entries()) {
+      const txHash = extrinsic.hash.toHex();
+      if (!pending.has(txHash)) continue;
+      found.add(txHash);
+      const own = events.filter(({ phase }) => phase.isApplyExtrinsic && phase.asApplyExtrinsic.toNumber() === index);
+      const list: ChainEvent[] = own.map(({ event }) => ({
+        section: event.section,
+        method: event.method,
+        data: event.data.toJSON(),
+      }));
+      const failed = own.find(({ event }) => this.api.events.system.ExtrinsicFailed.is(event));
+      const base = { txHash: txHash as `0x${string}`, blockNumber: number, blockHash: blockHash.toHex(), events: list };
+      if (failed && this.api.events.system.ExtrinsicFailed.is(failed.event)) {
+        const dispatchError = failed.event.data.dispatchError;
+        let error = dispatchError.type as string;
+        if (dispatchError.isModule) {
+          const meta = this.api.registry.findMetaError(dispatchError.asModule);
+          error = `${meta.section}.${meta.name}`;
+        }
+        await this.settle({ ...base, status: 'failed', error });
+      } else {
+        await this.settle({ ...base, status: 'succeeded' });
+      }
+    }
+    // Valid in blocks birth..death-1: once block death-1 is scanned without it, it can never be included.
+    for (const [txHash, record] of pending) {
+      if (!found.has(txHash) && record.death <= number + 1)
+        await this.settle({ txHash: txHash as `0x${string}`, status: 'expired', blockNumber: number });
+    }
+  }
+}

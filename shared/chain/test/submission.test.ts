@@ -1,0 +1,178 @@
+import { jest } from '@jest/globals';
+import type { Call } from '@polkadot/types/interfaces';
+import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { Redis } from 'ioredis';
+import {
+  CapacitySubmitter,
+  NonceManager,
+  SubmissionError,
+  TransactionTracker,
+  connectChain,
+  loadProviderKey,
+  submissionError,
+  type ChainConnection,
+  type TransactionOutcome,
+} from '../src/index.js';
+
+const CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
+
+describe('capacity submission and transaction tracking', () => {
+  let devchain: Devchain;
+  let chain: ChainConnection;
+  let redisServer: LocalRedis;
+  let submitter: CapacitySubmitter;
+  const connections: Redis[] = [];
+  const redis = () => {
+    const connection = new Redis(redisServer.url);
+    connections.push(connection);
+    return connection;
+  };
+  const outcomes: TransactionOutcome[] = [];
+  const tracker = (prefix = 'gw') =>
+    new TransactionTracker(chain.api, redis(), { prefix, onOutcome: async (outcome) => void outcomes.push(outcome) });
+  const ipfsMessage = (schemaId = 17) => chain.api.tx.messages.addIpfsMessage(schemaId, CID, 100).method as Call;
+  /** Makes blocks (instant sealing seals one per transaction) with transfers from Bob. */
+  const tick = async (count: number) => {
+    const bob = await loadProviderKey('//Bob');
+    for (let i = 0; i < count; i++)
+      await new Promise<void>((resolve, reject) =>
+        chain.api.tx.system
+          .remark(`tick ${i}`)
+          .signAndSend(bob.address, { signer: bob.signer }, (result) => {
+            if (result.status.isFinalized) resolve();
+          })
+          .catch(reject),
+      );
+  };
+
+  beforeAll(async () => {
+    devchain = await startDevchain();
+    chain = await connectChain({ url: devchain.url });
+    redisServer = await startRedisServer();
+    const key = await loadProviderKey('//Alice');
+    submitter = new CapacitySubmitter(
+      chain.api,
+      key,
+      new NonceManager(redis(), chain.api, key.address, { prefix: 'gw' }),
+      {
+        eraPeriod: 4,
+      },
+    );
+  });
+  afterAll(async () => {
+    connections.forEach((connection) => connection.disconnect());
+    await chain?.close();
+    await devchain?.close();
+    await redisServer?.stop();
+  });
+  beforeEach(() => (outcomes.length = 0));
+
+  it('reads the batch maximum from the chain and never packs more', async () => {
+    expect(submitter.maxBatch).toBe(10);
+    await expect(submitter.sign(Array.from({ length: 11 }, () => ipfsMessage()))).rejects.toThrow(RangeError);
+  });
+
+  it('settles every job that rode in a transaction, with its events, exactly once', async () => {
+    const scanner = tracker();
+    const sent = await submitter.submit([ipfsMessage(), ipfsMessage()], (tx) => scanner.record(tx, ['publish:1']));
+    // A second job joins the same transaction: it is added, not written over the first.
+    await scanner.record(sent, ['publish:2']);
+    await tick(1);
+    await scanner.scanOnce();
+    expect(outcomes).toHaveLength(1);
+    const outcome = outcomes[0]!;
+    expect(outcome).toMatchObject({ txHash: sent.hash, status: 'succeeded', jobs: ['publish:1', 'publish:2'] });
+    if (outcome.status !== 'succeeded') throw new Error('unreachable');
+    expect(outcome.events.map((e) => `${e.section}.${e.method}`)).toEqual(
+      expect.arrayContaining(['capacity.CapacityWithdrawn', 'messages.MessagesInBlock', 'utility.BatchCompleted']),
+    );
+    await scanner.scanOnce();
+    expect(outcomes).toHaveLength(1);
+    expect(await scanner.pendingCount()).toBe(0);
+  });
+
+  it('reports a failed transaction with its module error name', async () => {
+    const scanner = tracker();
+    const sent = await submitter.submit([ipfsMessage(7)], (tx) => scanner.record(tx, ['publish:3']));
+    await tick(1);
+    await scanner.scanOnce();
+    expect(outcomes).toEqual([
+      expect.objectContaining({ txHash: sent.hash, status: 'failed', error: 'messages.InvalidPayloadLocation' }),
+    ]);
+  });
+
+  it('reports a transaction that never reached a block as expired once its era passed', async () => {
+    const scanner = tracker();
+    // Recorded, then the process "crashed" before submitting it. (Another key, so that the nonce it took does
+    // not hold back the provider's later transactions in this suite.)
+    const charlie = await loadProviderKey('//Charlie');
+    const other = new CapacitySubmitter(
+      chain.api,
+      charlie,
+      new NonceManager(redis(), chain.api, charlie.address, { prefix: 'gw' }),
+      { eraPeriod: 4 },
+    );
+    const signed = await other.sign([ipfsMessage()]);
+    await scanner.record(signed, ['publish:4']);
+    await tick(signed.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
+    await scanner.scanOnce();
+    expect(outcomes).toEqual([
+      expect.objectContaining({ txHash: signed.hash, status: 'expired', jobs: ['publish:4'] }),
+    ]);
+  });
+
+  it('lets a new process settle what a killed one submitted, without submitting it again', async () => {
+    const before = tracker();
+    const sent = await submitter.submit([ipfsMessage()], (tx) => before.record(tx, ['publish:5']));
+    // The first worker dies here; another one takes over the scanner.
+    const after = tracker();
+    await tick(1);
+    await after.scanOnce();
+    expect(outcomes).toEqual([
+      expect.objectContaining({ txHash: sent.hash, status: 'succeeded', jobs: ['publish:5'] }),
+    ]);
+    const messages = await chain.api.call.messagesRuntimeApi.getMessagesByIntentId(17, {
+      fromBlock: 0,
+      fromIndex: 0,
+      toBlock: (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1,
+      pageSize: 100,
+    });
+    expect(messages.content.length).toBe(3);
+  });
+
+  it('maps the pool refusals to typed errors', () => {
+    const kinds = [
+      '1014: Priority is too low: (1 vs 1)',
+      '1010: Invalid Transaction: Transaction is outdated',
+      '1010: Invalid Transaction: Transaction has a bad signature',
+      '1010: Invalid Transaction: Inability to pay some fees , e.g. account balance too low',
+      '1010: Invalid Transaction: Transaction has an ancient birth block',
+      '1010: Invalid Transaction: Custom error: 1',
+    ].map((message) => submissionError(new Error(message)).kind);
+    expect(kinds).toEqual([
+      'nonceConflict',
+      'nonceConflict',
+      'badSignature',
+      'cannotPayFees',
+      'ancientBirthBlock',
+      'invalid',
+    ]);
+    expect(new SubmissionError('nonceConflict', '').retryable).toBe(true);
+  });
+
+  it('refuses a call that cannot be paid with Capacity, as the pool does', async () => {
+    const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(
+      submitter.submit([
+        chain.api.tx.balances.transferKeepAlive(
+          CID.length > 0 ? '5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty' : '',
+          1n,
+        ).method as Call,
+      ]),
+    ).rejects.toMatchObject({
+      kind: 'invalid',
+    });
+    silenced.mockRestore();
+  });
+});
