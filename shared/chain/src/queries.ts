@@ -1,0 +1,187 @@
+import type { ApiPromise } from '@polkadot/api';
+
+export interface Grant {
+  intentId: number;
+  /** Effective revocation block (0 = active): the earlier of the delegation's and the grant's. */
+  revokedAt: number;
+}
+
+export interface Delegation {
+  providerId: bigint;
+  revokedAt: number;
+  grants: Grant[];
+}
+
+export interface Intent {
+  intentId: number;
+  payloadLocation: string;
+  settings: string[];
+  /** Ascending; the last is the intent's latest schema. */
+  schemaIds: number[];
+  latestSchemaId: number | undefined;
+}
+
+export interface Schema {
+  schemaId: number;
+  intentId: number;
+  model: Uint8Array;
+  modelType: string;
+  payloadLocation: string;
+  settings: string[];
+  status: string;
+}
+
+export interface Handle {
+  base: string;
+  canonical: string;
+  suffix: number;
+  display: string;
+}
+
+export interface CapacityInfo {
+  remaining: bigint;
+  totalIssued: bigint;
+  totalStaked: bigint;
+  lastReplenishedEpoch: number;
+}
+
+const toNumber = (value: { toNumber(): number }) => value.toNumber();
+
+/** The typed reads the services make, over RPCs, runtime APIs and storage. */
+export class ChainQueries {
+  constructor(private readonly api: ApiPromise) {}
+
+  async msaIdOf(account: string): Promise<bigint | undefined> {
+    const id = await this.api.query.msa.publicKeyToMsaId(account);
+    return id.isSome ? id.unwrap().toBigInt() : undefined;
+  }
+
+  /** SS58 addresses of an MSA's keys (the node's index is built from finalized blocks). */
+  async keysOf(msaId: bigint | number): Promise<string[]> {
+    const keys = await this.api.rpc.msa.getKeysByMsaId(msaId);
+    return keys.isSome ? keys.unwrap().msa_keys.map((key: { toString(): string }) => key.toString()) : [];
+  }
+
+  async isProvider(msaId: bigint | number): Promise<boolean> {
+    return (await this.api.query.msa.providerToRegistryEntryV2(msaId)).isSome;
+  }
+
+  async handleOf(msaId: bigint | number): Promise<Handle | undefined> {
+    const handle = await this.api.rpc.handles.getHandleForMsa(msaId);
+    if (handle.isNone) return undefined;
+    const value = handle.unwrap();
+    const base = value.base_handle.toString();
+    const suffix = value.suffix.toNumber();
+    return { base, canonical: value.canonical_base.toString(), suffix, display: `${base}.${suffix}` };
+  }
+
+  async msaOfHandle(display: string): Promise<bigint | undefined> {
+    const id = await this.api.rpc.handles.getMsaForHandle(display);
+    return id.isSome ? id.unwrap().toBigInt() : undefined;
+  }
+
+  async isValidHandle(base: string): Promise<boolean> {
+    return (await this.api.rpc.handles.validateHandle(base)).isTrue;
+  }
+
+  async delegation(delegator: bigint | number, provider: bigint | number): Promise<Delegation | undefined> {
+    const response = await this.api.call.msaRuntimeApi.getDelegationForMsaAndProvider(delegator, provider);
+    if (response.isNone) return undefined;
+    const value = response.unwrap();
+    return {
+      providerId: value.providerId.toBigInt(),
+      revokedAt: value.revokedAt.toNumber(),
+      grants: value.permissions.map((grant) => ({
+        intentId: grant.grantedId.toNumber(),
+        revokedAt: grant.revokedAt.toNumber(),
+      })),
+    };
+  }
+
+  async delegations(delegator: bigint | number): Promise<Delegation[]> {
+    const all = await this.api.call.msaRuntimeApi.getAllGrantedDelegationsByMsaId(delegator);
+    return all.map((value) => ({
+      providerId: value.providerId.toBigInt(),
+      revokedAt: value.revokedAt.toNumber(),
+      grants: value.permissions.map((grant) => ({
+        intentId: grant.grantedId.toNumber(),
+        revokedAt: grant.revokedAt.toNumber(),
+      })),
+    }));
+  }
+
+  /** Whether `provider` may act for `delegator` on an intent at the best block. */
+  async isDelegatedFor(delegator: bigint | number, provider: bigint | number, intentId: number): Promise<boolean> {
+    const best = (await this.api.rpc.chain.getHeader()).number.toNumber();
+    const [answer] = await this.api.rpc.msa.checkDelegations([delegator], provider, best, intentId);
+    return answer?.[1].isTrue ?? false;
+  }
+
+  async intentById(intentId: number): Promise<Intent | undefined> {
+    const response = await this.api.call.schemasRuntimeApi.getIntentById(intentId, true);
+    if (response.isNone) return undefined;
+    const value = response.unwrap();
+    const schemaIds = value.schemaIds.isSome ? value.schemaIds.unwrap().map(toNumber) : [];
+    return {
+      intentId: value.intentId.toNumber(),
+      payloadLocation: value.payloadLocation.toString(),
+      settings: value.settings.map(String),
+      schemaIds,
+      latestSchemaId: schemaIds.at(-1),
+    };
+  }
+
+  /** An intent by its "namespace.descriptor" name (case-insensitive), with its schemas. */
+  async intentByName(name: string): Promise<Intent | undefined> {
+    const found = await this.api.call.schemasRuntimeApi.getRegisteredEntitiesByName(name);
+    const entity = found.isSome ? found.unwrap()[0]?.entityId : undefined;
+    if (!entity?.isIntent) return undefined;
+    return this.intentById(entity.asIntent.toNumber());
+  }
+
+  async schema(schemaId: number): Promise<Schema | undefined> {
+    const response = await this.api.call.schemasRuntimeApi.getSchemaById(schemaId);
+    if (response.isNone) return undefined;
+    const value = response.unwrap();
+    return {
+      schemaId: value.schemaId.toNumber(),
+      intentId: value.intentId.toNumber(),
+      model: value.model.toU8a(true),
+      modelType: value.modelType.toString(),
+      payloadLocation: value.payloadLocation.toString(),
+      settings: value.settings.map(String),
+      status: value.status.toString(),
+    };
+  }
+
+  async capacity(msaId: bigint | number): Promise<CapacityInfo | undefined> {
+    const ledger = await this.api.query.capacity.capacityLedger(msaId);
+    if (ledger.isNone) return undefined;
+    const value = ledger.unwrap();
+    return {
+      remaining: value.remainingCapacity.toBigInt(),
+      totalIssued: value.totalCapacityIssued.toBigInt(),
+      totalStaked: value.totalTokensStaked.toBigInt(),
+      lastReplenishedEpoch: value.lastReplenishedEpoch.toNumber(),
+    };
+  }
+
+  async epoch(): Promise<{ current: number; start: number; length: number }> {
+    const [current, info, length] = await Promise.all([
+      this.api.query.capacity.currentEpoch(),
+      this.api.query.capacity.currentEpochInfo(),
+      this.api.query.capacity.epochLength(),
+    ]);
+    return { current: current.toNumber(), start: info.epochStart.toNumber(), length: length.toNumber() };
+  }
+
+  async finalizedBlock(): Promise<{ number: number; hash: string }> {
+    const hash = await this.api.rpc.chain.getFinalizedHead();
+    return { number: (await this.api.rpc.chain.getHeader(hash)).number.toNumber(), hash: hash.toHex() };
+  }
+
+  async bestBlock(): Promise<{ number: number; hash: string }> {
+    const header = await this.api.rpc.chain.getHeader();
+    return { number: header.number.toNumber(), hash: header.hash.toHex() };
+  }
+}
