@@ -13,3 +13,14 @@ export {
   type Handle,
   type CapacityInfo,
 } from './queries.js';
+export {
+  signatureParts,
+  verifyExactly,
+  ethereumAccountId,
+  isEthereumAccount,
+  ethereumAddressOf,
+  type SignatureParts,
+} from './signatures/verify.js';
+export { eip712Message, DEV_CHAIN_ID, type Eip712Payload } from './signatures/eip712.js';
+export { verifyPayloadSignature } from './signatures/payload.js';
+export { SignedPayloads, type ItemAction, type PayloadWindow, type UserSignature } from './payloads.js';

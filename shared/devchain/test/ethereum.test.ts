@@ -9,8 +9,7 @@ import type {
 import { hexToU8a, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a, cryptoWaitReady } from '@polkadot/util-crypto';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ethereumAccountId } from '../src/chain/signatures.js';
-import { DEV_CHAIN_ID } from '../src/pallets/eip712.js';
+import { DEV_CHAIN_ID, ethereumAccountId } from '@frequency-gateway/chain';
 import { connect, eventNames, moduleError, nextBlock, submit, type Connected } from './support/client.js';
 
 const PRIVATE_KEY = '0x5fb92d6e98884f76de468fa3f6278f8807c48bebc13595d45af5bdc4da702133' as const;

@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { AccountHex } from '../runtime/context.js';
 import { INVALID, TransactionRejected } from '../runtime/errors.js';
 import { readAccount, spendable } from '../pallets/balances.js';
-import { signatureParts, verifyExactly } from './signatures.js';
+import { signatureParts, verifyExactly } from '@frequency-gateway/chain';
 import type { StateView } from './state.js';
 
 export type Hex = `0x${string}`;

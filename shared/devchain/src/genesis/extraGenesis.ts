@@ -3,7 +3,7 @@ import { Keyring } from '@polkadot/keyring';
 import { hexToU8a, isHex, stringToU8a, u8aToHex } from '@polkadot/util';
 import { cryptoWaitReady, decodeAddress, mnemonicValidate } from '@polkadot/util-crypto';
 import { z } from 'zod';
-import { ethereumAccountId } from '../chain/signatures.js';
+import { ethereumAccountId } from '@frequency-gateway/chain';
 import { stake, type CapacityConstants } from '../pallets/capacity/index.js';
 import { claimHandle, type HandlesLimits } from '../pallets/handles/index.js';
 import { createMsa, isProvider, registerProvider } from '../pallets/msa/accounts.js';

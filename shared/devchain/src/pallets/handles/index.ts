@@ -5,7 +5,7 @@ import type { RuntimeFacts } from '../../runtime/facts.js';
 import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError, UNKNOWN, moduleErrorIndex } from '../../runtime/errors.js';
 import { msaOf } from '../msa/accounts.js';
-import { verifyPayloadSignature } from '../payloadSignatures.js';
+import { verifyPayloadSignature } from '@frequency-gateway/chain';
 import {
   HANDLE_BYTES_MAX,
   canonicalProblem,

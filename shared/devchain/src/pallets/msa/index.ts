@@ -2,7 +2,7 @@ import type { Codec } from '@polkadot/types/types';
 import { numberOf } from '../../runtime/codecs.js';
 import type { AccountHex, CallArgs, DispatchContext, PalletRuntime, ValidationContext } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError } from '../../runtime/errors.js';
-import { verifyPayloadSignature } from '../payloadSignatures.js';
+import { verifyPayloadSignature } from '@frequency-gateway/chain';
 import { addKey, createMsa, isProvider, keyCount, msaOf, registerProvider, removeKey, requireMsa } from './accounts.js';
 import {
   addDelegation,

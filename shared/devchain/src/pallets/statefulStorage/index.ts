@@ -4,8 +4,8 @@ import type { AccountHex, CallArgs, DispatchContext, PalletRuntime } from '../..
 import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
 import { msaOf } from '../msa/accounts.js';
 import { isGranted } from '../msa/delegations.js';
-import { verifyPayloadSignature } from '../payloadSignatures.js';
-import type { Eip712Payload } from '../eip712.js';
+import { verifyPayloadSignature } from '@frequency-gateway/chain';
+import type { Eip712Payload } from '@frequency-gateway/chain';
 import { SETTING_BITS, schemaInfo, type SchemaInfo } from '../schemas/info.js';
 import { encodeItems, encodePage, pageHash, pageKey, parseItems, readPage, type Item, type Page } from './pages.js';
 

@@ -1,8 +1,9 @@
 import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, stringToU8a, u8aConcat } from '@polkadot/util';
 import { keccakAsU8a } from '@polkadot/util-crypto';
-import { ethereumAddressOf } from '../chain/signatures.js';
-import { numberOf } from '../runtime/codecs.js';
+import { ethereumAddressOf } from './verify.js';
+
+const numberOf = (value: Codec) => (value as unknown as { toNumber(): number }).toNumber();
 
 /** CHAIN_ID of development and local Frequency chains (mainnet uses 2091). */
 export const DEV_CHAIN_ID = 420420420;

@@ -1,8 +1,10 @@
 import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, stringToU8a, u8aConcat } from '@polkadot/util';
-import { signatureParts, verifyExactly } from '../chain/signatures.js';
-import type { AccountHex } from '../runtime/context.js';
+import { signatureParts, verifyExactly, type SignatureParts } from './verify.js';
 import { eip712Message, type Eip712Payload } from './eip712.js';
+
+/** An AccountId32 as 0x-hex. */
+type AccountHex = `0x${string}`;
 
 const OPEN = stringToU8a('<Bytes>');
 const CLOSE = stringToU8a('</Bytes>');
@@ -14,11 +16,14 @@ const CLOSE = stringToU8a('</Bytes>');
  */
 export function verifyPayloadSignature(
   signer: AccountHex,
-  signature: Codec,
+  signature: Codec | SignatureParts,
   payload: Codec,
   kind: Eip712Payload,
 ): boolean {
-  const parts = signatureParts(signature);
+  const parts =
+    'bytes' in signature && 'type' in signature && signature.bytes instanceof Uint8Array
+      ? (signature as SignatureParts)
+      : signatureParts(signature as Codec);
   const account = hexToU8a(signer);
   const bytes = payload.toU8a();
   if (verifyExactly(bytes, parts, account)) return true;
