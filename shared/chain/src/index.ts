@@ -24,3 +24,13 @@ export {
 export { eip712Message, DEV_CHAIN_ID, type Eip712Payload } from './signatures/eip712.js';
 export { verifyPayloadSignature } from './signatures/payload.js';
 export { SignedPayloads, type ItemAction, type PayloadWindow, type UserSignature } from './payloads.js';
+export {
+  CapacityMonitor,
+  CapacityLimitError,
+  parseCapacityLimit,
+  type CapacityLimit,
+  type CapacityLimits,
+  type CapacityMonitorOptions,
+  type CapacityState,
+  type Pausable,
+} from './capacity.js';

@@ -1,0 +1,128 @@
+import type { Call } from '@polkadot/types/interfaces';
+import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import {
+  CapacityLimitError,
+  CapacityMonitor,
+  CapacitySubmitter,
+  NonceManager,
+  TransactionTracker,
+  connectChain,
+  loadProviderKey,
+  parseCapacityLimit,
+  type ChainConnection,
+} from '../src/index.js';
+
+describe('CAPACITY_LIMIT', () => {
+  it('reads one limit or a service and a total limit, and names what is wrong', () => {
+    expect(parseCapacityLimit('{"type":"percentage","value":80}')).toEqual({
+      service: { type: 'percentage', value: 80n },
+    });
+    expect(
+      parseCapacityLimit(
+        '{"serviceLimit":{"type":"amount","value":"1000000"},"totalLimit":{"type":"percentage","value":90}}',
+      ),
+    ).toEqual({ service: { type: 'amount', value: 1_000_000n }, total: { type: 'percentage', value: 90n } });
+    expect(() => parseCapacityLimit('{"type":"percentage","value":120}')).toThrow('at most 100');
+    expect(() => parseCapacityLimit('{"type":"share","value":1}')).toThrow(CapacityLimitError);
+    expect(() => parseCapacityLimit('nope')).toThrow('is not JSON');
+  });
+});
+
+describe('capacity monitor', () => {
+  let devchain: Devchain;
+  let chain: ChainConnection;
+  let redisServer: LocalRedis;
+  const connections: Redis[] = [];
+  const redis = () => {
+    const connection = new Redis(redisServer.url, { maxRetriesPerRequest: null });
+    connections.push(connection);
+    return connection;
+  };
+  beforeAll(async () => {
+    devchain = await startDevchain();
+    chain = await connectChain({ url: devchain.url });
+    redisServer = await startRedisServer();
+  });
+  afterAll(async () => {
+    connections.forEach((connection) => connection.disconnect());
+    await chain?.close();
+    await devchain?.close();
+    await redisServer?.stop();
+  });
+
+  it('pauses the queue when the service limit is reached and resumes it at the next epoch', async () => {
+    const alice = await loadProviderKey('//Alice');
+    // Short epochs, so the next one comes within the test.
+    await new Promise<void>((resolve, reject) =>
+      chain.api.tx.sudo
+        .sudo(chain.api.tx.capacity.setEpochLength(6))
+        .signAndSend(alice.address, { signer: alice.signer }, (result) => {
+          if (result.status.isFinalized) resolve();
+        })
+        .catch(reject),
+    );
+    const queue = new Queue('publish', { connection: redis(), prefix: 'cm:bull' });
+    const metrics = new Registry();
+    const monitor = new CapacityMonitor({
+      api: chain.api,
+      redis: redis(),
+      providerId: 1,
+      limits: parseCapacityLimit('{"type":"amount","value":"400000"}'),
+      prefix: 'cm',
+      service: 'content-publishing',
+      pausable: [queue],
+      metrics,
+    });
+    const tracker = new TransactionTracker(chain.api, redis(), {
+      prefix: 'cm',
+      onOutcome: (outcome) => monitor.recordOutcome(outcome),
+    });
+    const submitter = new CapacitySubmitter(
+      chain.api,
+      alice,
+      new NonceManager(redis(), chain.api, alice.address, { prefix: 'cm' }),
+    );
+    try {
+      await monitor.start();
+      expect(monitor.current()?.available).toBe(true);
+      expect(await queue.isPaused()).toBe(false);
+
+      const call = chain.api.tx.messages.addIpfsMessage(
+        17,
+        'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+        1,
+      ).method as Call;
+      await submitter.submit([call], (tx) => tracker.record(tx, ['job']));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tracker.scanOnce();
+      const state = await monitor.check();
+      expect(state.usedByService).toBeGreaterThan(400_000n);
+      expect(state.reason).toBe('service limit reached');
+      expect(await queue.isPaused()).toBe(true);
+      expect(await metrics.getSingleMetricAsString('gateway_capacity_paused')).toContain('gateway_capacity_paused 1');
+
+      // Blocks pass until the epoch changes; the monitor notices by itself and resumes the queue.
+      const bob = await loadProviderKey('//Bob');
+      for (let i = 0; i < 8 && (await queue.isPaused()); i++) {
+        await new Promise<void>((resolve, reject) =>
+          chain.api.tx.system
+            .remark(`tick ${i}`)
+            .signAndSend(bob.address, { signer: bob.signer }, (result) => {
+              if (result.status.isFinalized) resolve();
+            })
+            .catch(reject),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await queue.isPaused()).toBe(false);
+      expect(monitor.current()?.usedByService).toBe(0n);
+    } finally {
+      monitor.close();
+      await queue.close();
+    }
+  }, 60_000);
+});
