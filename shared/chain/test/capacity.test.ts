@@ -1,8 +1,5 @@
 import type { Call } from '@polkadot/types/interfaces';
-import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import {
   CapacityLimitError,
@@ -10,11 +7,11 @@ import {
   CapacitySubmitter,
   NonceManager,
   TransactionTracker,
-  connectChain,
   loadProviderKey,
   parseCapacityLimit,
   type ChainConnection,
 } from '../src/index.js';
+import { sendFinalized, startTestStack, tick, type TestStack } from './support/stack.js';
 
 describe('CAPACITY_LIMIT', () => {
   it('reads one limit or a service and a total limit, and names what is wrong', () => {
@@ -33,38 +30,19 @@ describe('CAPACITY_LIMIT', () => {
 });
 
 describe('capacity monitor', () => {
-  let devchain: Devchain;
+  let stack: TestStack;
   let chain: ChainConnection;
-  let redisServer: LocalRedis;
-  const connections: Redis[] = [];
-  const redis = () => {
-    const connection = new Redis(redisServer.url, { maxRetriesPerRequest: null });
-    connections.push(connection);
-    return connection;
-  };
+  const redis = () => stack.redis();
   beforeAll(async () => {
-    devchain = await startDevchain();
-    chain = await connectChain({ url: devchain.url });
-    redisServer = await startRedisServer();
+    stack = await startTestStack();
+    chain = stack.chain;
   });
-  afterAll(async () => {
-    connections.forEach((connection) => connection.disconnect());
-    await chain?.close();
-    await devchain?.close();
-    await redisServer?.stop();
-  });
+  afterAll(async () => stack?.close());
 
   it('pauses the queue when the service limit is reached and resumes it at the next epoch', async () => {
     const alice = await loadProviderKey('//Alice');
     // Short epochs, so the next one comes within the test.
-    await new Promise<void>((resolve, reject) =>
-      chain.api.tx.sudo
-        .sudo(chain.api.tx.capacity.setEpochLength(6))
-        .signAndSend(alice.address, { signer: alice.signer }, (result) => {
-          if (result.status.isFinalized) resolve();
-        })
-        .catch(reject),
-    );
+    await sendFinalized(chain.api.tx.sudo.sudo(chain.api.tx.capacity.setEpochLength(6)), alice);
     const queue = new Queue('publish', { connection: redis(), prefix: 'cm:bull' });
     const metrics = new Registry();
     const monitor = new CapacityMonitor({
@@ -106,16 +84,8 @@ describe('capacity monitor', () => {
       expect(await metrics.getSingleMetricAsString('gateway_capacity_paused')).toContain('gateway_capacity_paused 1');
 
       // Blocks pass until the epoch changes; the monitor notices by itself and resumes the queue.
-      const bob = await loadProviderKey('//Bob');
       for (let i = 0; i < 8 && (await queue.isPaused()); i++) {
-        await new Promise<void>((resolve, reject) =>
-          chain.api.tx.system
-            .remark(`tick ${i}`)
-            .signAndSend(bob.address, { signer: bob.signer }, (result) => {
-              if (result.status.isFinalized) resolve();
-            })
-            .catch(reject),
-        );
+        await tick(chain, 1);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(await queue.isPaused()).toBe(false);

@@ -1,8 +1,6 @@
 import { jest } from '@jest/globals';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { Redis } from 'ioredis';
 import {
   NonceManager,
   ProviderIdentityError,
@@ -12,6 +10,7 @@ import {
   type ChainConnection,
   type ProviderKey,
 } from '../src/index.js';
+import { startTestStack, type TestStack } from './support/stack.js';
 
 const MNEMONIC = 'bottom drive obey lake curtain smoke basket hold race lonely fit walk';
 
@@ -71,28 +70,16 @@ describe('stalled finality', () => {
 });
 
 describe('nonce reservations shared through Redis', () => {
-  let devchain: Devchain;
+  let stack: TestStack;
   let chain: ChainConnection;
-  let redisServer: LocalRedis;
   let key: ProviderKey;
-  const connections: Redis[] = [];
-  const redis = () => {
-    const connection = new Redis(redisServer.url);
-    connections.push(connection);
-    return connection;
-  };
+  const redis = () => stack.redis();
   beforeAll(async () => {
-    devchain = await startDevchain();
-    chain = await connectChain({ url: devchain.url });
-    redisServer = await startRedisServer();
+    stack = await startTestStack();
+    chain = stack.chain;
     key = await loadProviderKey('//Charlie');
   });
-  afterAll(async () => {
-    connections.forEach((connection) => connection.disconnect());
-    await chain?.close();
-    await devchain?.close();
-    await redisServer?.stop();
-  });
+  afterAll(async () => stack?.close());
 
   const submit = (tx: SubmittableExtrinsic<'promise'>, nonce: number) =>
     new Promise<string>((resolve, reject) => {

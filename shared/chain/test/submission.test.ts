@@ -1,55 +1,31 @@
 import { jest } from '@jest/globals';
 import type { Call } from '@polkadot/types/interfaces';
-import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { Redis } from 'ioredis';
 import {
   CapacitySubmitter,
   NonceManager,
   SubmissionError,
   TransactionTracker,
-  connectChain,
   loadProviderKey,
   submissionError,
   type ChainConnection,
   type TransactionOutcome,
 } from '../src/index.js';
+import { startTestStack, tick, type TestStack } from './support/stack.js';
 
 const CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
 
 describe('capacity submission and transaction tracking', () => {
-  let devchain: Devchain;
+  let stack: TestStack;
   let chain: ChainConnection;
-  let redisServer: LocalRedis;
   let submitter: CapacitySubmitter;
-  const connections: Redis[] = [];
-  const redis = () => {
-    const connection = new Redis(redisServer.url);
-    connections.push(connection);
-    return connection;
-  };
+  const redis = () => stack.redis();
   const outcomes: TransactionOutcome[] = [];
   const tracker = (prefix = 'gw') =>
     new TransactionTracker(chain.api, redis(), { prefix, onOutcome: async (outcome) => void outcomes.push(outcome) });
   const ipfsMessage = (schemaId = 17) => chain.api.tx.messages.addIpfsMessage(schemaId, CID, 100).method as Call;
-  /** Makes blocks (instant sealing seals one per transaction) with transfers from Bob. */
-  const tick = async (count: number) => {
-    const bob = await loadProviderKey('//Bob');
-    for (let i = 0; i < count; i++)
-      await new Promise<void>((resolve, reject) =>
-        chain.api.tx.system
-          .remark(`tick ${i}`)
-          .signAndSend(bob.address, { signer: bob.signer }, (result) => {
-            if (result.status.isFinalized) resolve();
-          })
-          .catch(reject),
-      );
-  };
-
   beforeAll(async () => {
-    devchain = await startDevchain();
-    chain = await connectChain({ url: devchain.url });
-    redisServer = await startRedisServer();
+    stack = await startTestStack();
+    chain = stack.chain;
     const key = await loadProviderKey('//Alice');
     submitter = new CapacitySubmitter(
       chain.api,
@@ -60,12 +36,7 @@ describe('capacity submission and transaction tracking', () => {
       },
     );
   });
-  afterAll(async () => {
-    connections.forEach((connection) => connection.disconnect());
-    await chain?.close();
-    await devchain?.close();
-    await redisServer?.stop();
-  });
+  afterAll(async () => stack?.close());
   beforeEach(() => (outcomes.length = 0));
 
   it('reads the batch maximum from the chain and never packs more', async () => {
@@ -78,7 +49,7 @@ describe('capacity submission and transaction tracking', () => {
     const sent = await submitter.submit([ipfsMessage(), ipfsMessage()], (tx) => scanner.record(tx, ['publish:1']));
     // A second job joins the same transaction: it is added, not written over the first.
     await scanner.record(sent, ['publish:2']);
-    await tick(1);
+    await tick(chain, 1);
     await scanner.scanOnce();
     expect(outcomes).toHaveLength(1);
     const outcome = outcomes[0]!;
@@ -95,7 +66,7 @@ describe('capacity submission and transaction tracking', () => {
   it('reports a failed transaction with its module error name', async () => {
     const scanner = tracker();
     const sent = await submitter.submit([ipfsMessage(7)], (tx) => scanner.record(tx, ['publish:3']));
-    await tick(1);
+    await tick(chain, 1);
     await scanner.scanOnce();
     expect(outcomes).toEqual([
       expect.objectContaining({ txHash: sent.hash, status: 'failed', error: 'messages.InvalidPayloadLocation' }),
@@ -115,7 +86,7 @@ describe('capacity submission and transaction tracking', () => {
     );
     const signed = await other.sign([ipfsMessage()]);
     await scanner.record(signed, ['publish:4']);
-    await tick(signed.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
+    await tick(chain, signed.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
     await scanner.scanOnce();
     expect(outcomes).toEqual([
       expect.objectContaining({ txHash: signed.hash, status: 'expired', jobs: ['publish:4'] }),
@@ -127,7 +98,7 @@ describe('capacity submission and transaction tracking', () => {
     const sent = await submitter.submit([ipfsMessage()], (tx) => before.record(tx, ['publish:5']));
     // The first worker dies here; another one takes over the scanner.
     const after = tracker();
-    await tick(1);
+    await tick(chain, 1);
     await after.scanOnce();
     expect(outcomes).toEqual([
       expect.objectContaining({ txHash: sent.hash, status: 'succeeded', jobs: ['publish:5'] }),
