@@ -8,6 +8,7 @@ import { connectChain, loadProviderKey, type ChainConnection, type ProviderKey }
 export interface TestStack {
   devchain: Devchain;
   chain: ChainConnection;
+  redisUrl: string;
   /** A new Redis connection (closed with the stack). */
   redis(): Redis;
   close(): Promise<void>;
@@ -21,6 +22,7 @@ export async function startTestStack(options: DevchainOptions = {}): Promise<Tes
   return {
     devchain,
     chain,
+    redisUrl: redisServer.url,
     redis: () => {
       const connection = new Redis(redisServer.url, { maxRetriesPerRequest: null });
       connections.push(connection);
