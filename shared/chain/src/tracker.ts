@@ -107,6 +107,28 @@ export class TransactionTracker {
     return next - 1;
   }
 
+  /**
+   * Scans every `intervalMs` until `signal` aborts: the loop a service runs under its leader lease
+   * (`runAsLeader(options, ({ signal }) => tracker.scanUntil(signal))`), so that one replica scans at a time.
+   * A failed scan (the node or Redis away) is reported and retried on the next round; nothing is skipped.
+   */
+  async scanUntil(
+    signal: AbortSignal,
+    options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+  ): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.scanOnce();
+      } catch (error) {
+        options.onError?.(error);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.intervalMs ?? 1_000);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  }
+
   private async scanBlock(number: number, pending: Map<string, PendingRecord>): Promise<void> {
     const blockHash = await this.api.rpc.chain.getBlockHash(number);
     const [block, events] = await Promise.all([

@@ -1,3 +1,4 @@
+import { RedisLeaseLock, createLogger, runAsLeader } from '@frequency-gateway/platform';
 import { jest } from '@jest/globals';
 import type { Call } from '@polkadot/types/interfaces';
 import {
@@ -145,5 +146,53 @@ describe('capacity submission and transaction tracking', () => {
       kind: 'invalid',
     });
     silenced.mockRestore();
+  });
+});
+
+describe('the tracker under a leader lease', () => {
+  let stack: TestStack;
+  beforeAll(async () => (stack = await startTestStack()));
+  afterAll(async () => stack?.close());
+
+  it('scans on one replica at a time and settles each transaction once', async () => {
+    const { chain } = stack;
+    const logger = createLogger({ component: 'test', level: 'silent', pretty: false });
+    const outcomes: TransactionOutcome[] = [];
+    const trackers = [0, 1].map(
+      () =>
+        new TransactionTracker(chain.api, stack.redis(), {
+          prefix: 'lease',
+          onOutcome: async (outcome) => void outcomes.push(outcome),
+        }),
+    );
+    const leaderships = trackers.map((tracker, index) =>
+      runAsLeader(
+        {
+          name: 'tx-tracker',
+          identity: `replica-${index}`,
+          lock: new RedisLeaseLock(stack.redis(), 'lease', 'tx-tracker'),
+          logger,
+          timing: { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+        },
+        ({ signal }) => tracker.scanUntil(signal, { intervalMs: 100 }),
+      ),
+    );
+    try {
+      const alice = await loadProviderKey('//Alice');
+      const submitter = new CapacitySubmitter(
+        chain.api,
+        alice,
+        new NonceManager(stack.redis(), chain.api, alice.address, { prefix: 'lease' }),
+      );
+      for (let i = 0; i < 5; i++) {
+        const call = chain.api.tx.messages.addIpfsMessage(17, CID, i + 1).method as Call;
+        await submitter.submit([call], (tx) => trackers[0]!.record(tx, [`job:${i}`]));
+      }
+      for (let round = 0; round < 50 && outcomes.length < 5; round++) await new Promise((r) => setTimeout(r, 100));
+      expect(outcomes.map((outcome) => outcome.jobs[0]).sort()).toEqual(['job:0', 'job:1', 'job:2', 'job:3', 'job:4']);
+      expect(leaderships.filter((leadership) => leadership.isLeader())).toHaveLength(1);
+    } finally {
+      await Promise.all(leaderships.map((leadership) => leadership.stop()));
+    }
   });
 });
