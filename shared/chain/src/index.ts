@@ -34,3 +34,4 @@ export {
   type CapacityState,
   type Pausable,
 } from './capacity.js';
+export { connectAsProvider, type ProviderChain } from './providerChain.js';

@@ -4,6 +4,7 @@ import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import {
   NonceManager,
   ProviderIdentityError,
+  connectAsProvider,
   connectChain,
   loadProviderKey,
   verifyProvider,
@@ -48,6 +49,16 @@ describe('chain connection and provider identity', () => {
       'belongs to MSA 1, not to PROVIDER_ID 2',
     );
     await expect(verifyProvider(chain.api, await loadProviderKey('//Bob'), 1)).rejects.toThrow('has no MSA');
+  });
+
+  it('connects as the provider at worker start, or refuses with the reason', async () => {
+    const provider = await connectAsProvider({ url: devchain.url, seedPhrase: '//Alice', providerId: 1 });
+    expect(provider.providerId).toBe(1n);
+    expect(provider.key.address).toBe('5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY');
+    await provider.close();
+    await expect(connectAsProvider({ url: devchain.url, seedPhrase: '//Alice', providerId: 3 })).rejects.toThrow(
+      ProviderIdentityError,
+    );
   });
 });
 
