@@ -20,8 +20,6 @@ export interface KuboStoreOptions {
   url: string;
   /** Basic auth for a protected RPC API. */
   basicAuth?: { username: string; password: string };
-  /** Time without progress after which a call is abandoned; large transfers are not cut while bytes move. */
-  idleTimeoutMs?: number;
 }
 
 /** A Kubo node through its RPC API, adding with the same parameters as the embedded store. */
