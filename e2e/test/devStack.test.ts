@@ -24,7 +24,7 @@ const portIsFree = (port: number) =>
 async function freeOffset(): Promise<number> {
   for (;;) {
     const offset = 20_000 + Math.floor(Math.random() * 20_000);
-    const ports = [...Object.values(COMPONENTS).map(({ port }) => port), 9944];
+    const ports = [...Object.values(COMPONENTS).map(({ port }) => port), 9944, 8080];
     const free = await Promise.all(ports.map((port) => portIsFree(port + offset)));
     if (free.every(Boolean)) return offset;
   }

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { EmbeddedStore, serveGateway, type GatewayServer } from '@frequency-gateway/storage';
 import { COMPONENTS, repositoryRoot, type ComponentEntry } from './components.js';
 import { ensureRedisServer } from './redisProvision.js';
 
@@ -55,7 +56,7 @@ async function waitUntilReady(running: Running, deadline: number): Promise<boole
   return false;
 }
 
-function printUrls(all: Running[], redisUrl: string, chainUrl: string): void {
+function printUrls(all: Running[], redisUrl: string, chainUrl: string, ipfsUrl: string | undefined): void {
   say('');
   say(paint(1, 'The gateway is up:'));
   for (const { component, port } of all) {
@@ -65,6 +66,7 @@ function printUrls(all: Running[], redisUrl: string, chainUrl: string): void {
   }
   say(`  ${'redis'.padEnd(width)}  ${redisUrl.replace(/\/\/[^@]*@/, '//')}`);
   say(`  ${'chain'.padEnd(width)}  ${chainUrl}  (polkadot.js apps: ?rpc=${encodeURIComponent(chainUrl)})`);
+  if (ipfsUrl) say(`  ${'ipfs'.padEnd(width)}  ${ipfsUrl.replace(/\/\/[^@]*@/, '//')}`);
   say('Press Ctrl-C to stop everything.');
 }
 
@@ -86,15 +88,25 @@ async function main(): Promise<void> {
     chainUrl = devchain.url;
     say(`devchain started on ${chainUrl} (instant sealing)`);
   }
+  // Without IPFS_ENDPOINT, the components share an embedded content store in .dev, served at /ipfs/{cid}.
+  let ipfs: { store: EmbeddedStore; gateway: GatewayServer; dir: string } | undefined;
+  if (!process.env.IPFS_ENDPOINT) {
+    const dir = join(repositoryRoot, '.dev', `ipfs-${portOffset}`);
+    const store = new EmbeddedStore(dir);
+    ipfs = { store, dir, gateway: await serveGateway(store, { port: 8080 + portOffset }) };
+    say(`embedded IPFS store in ${dir}, gateway on ${ipfs.gateway.url}`);
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: redisUrl,
     FREQUENCY_API_WS_URL: chainUrl,
+    ...(ipfs ? { IPFS_EMBEDDED_DIR: ipfs.dir, IPFS_GATEWAY_URL: `${ipfs.gateway.url}/ipfs/[CID]` } : {}),
     ENVIRONMENT: process.env.ENVIRONMENT ?? 'dev',
     LOG_PRETTY: process.env.LOG_PRETTY ?? String(tty),
     ...(tty ? { FORCE_COLOR: '1' } : {}),
   };
   const all = COMPONENTS.map((component, index) => launch(component, index, env));
+  const ipfsLine = ipfs ? ipfs.gateway.url : process.env.IPFS_ENDPOINT;
 
   let stopping = false;
   const stop = async (reason: string) => {
@@ -105,6 +117,8 @@ async function main(): Promise<void> {
     const codes = await Promise.all(all.map((running) => running.exited));
     await redis?.stop();
     await devchain?.close();
+    await ipfs?.gateway.close();
+    await ipfs?.store.close();
     const failed = all.filter((_, i) => codes[i] !== 0 && codes[i] !== null).map((r) => r.component.name);
     say(failed.length === 0 ? 'stopped.' : `stopped; ${failed.join(', ')} exited with an error.`);
     process.exit(failed.length === 0 ? 0 : 1);
@@ -120,7 +134,7 @@ async function main(): Promise<void> {
   const deadline = Date.now() + 60_000;
   const ready = await Promise.all(all.map((running) => waitUntilReady(running, deadline)));
   if (stopping) return;
-  if (ready.every(Boolean)) printUrls(all, redisUrl, chainUrl);
+  if (ready.every(Boolean)) printUrls(all, redisUrl, chainUrl, ipfsLine);
   else
     say(
       `not ready after 60 s: ${all

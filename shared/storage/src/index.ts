@@ -3,3 +3,10 @@ export * from './hash.js';
 export { EmbeddedStore } from './embedded.js';
 export { KuboStore, type KuboStoreOptions } from './kubo.js';
 export { serveGateway, type GatewayServer } from './gateway.js';
+export {
+  storageVariables,
+  openContentStore,
+  contentStoreCheck,
+  StorageConfigError,
+  type StorageConfig,
+} from './config.js';

@@ -1,9 +1,11 @@
 import { commonVariables, workerVariables, type ComponentDefinition } from '@frequency-gateway/platform';
+import { contentStoreCheck, openContentStore, storageVariables } from '@frequency-gateway/storage';
 import { version } from '../version.js';
 
 export const contentPublishingWorkerConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-publishing' }),
   ...workerVariables({ port: 3020 }),
+  ...storageVariables(),
 };
 
 export const contentPublishingWorker: ComponentDefinition<typeof contentPublishingWorkerConfig> = {
@@ -14,5 +16,9 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
   version,
   config: contentPublishingWorkerConfig,
   portVariable: 'WORKER_API_PORT',
-  setup: () => ({}),
+  setup: ({ config, readiness }) => {
+    const store = openContentStore(config);
+    readiness.add(contentStoreCheck(store));
+    return { stop: async () => store.close?.() };
+  },
 };
