@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { ParquetReader } from '@dsnp/parquetjs';
 import { base32 } from 'multiformats/bases/base32';
@@ -140,6 +141,8 @@ describe('ActivityContent', () => {
   });
 
   it('refuses content the DSNP rules reject, naming the problem', () => {
+    // The validation library also logs each refusal to the console.
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const bad = (attachments: Parameters<typeof buildNote>[0]['attachments']) => () =>
       buildNote({ content: 'x', published: '2026-11-21T10:00:00Z', attachments });
     expect(
@@ -158,6 +161,8 @@ describe('ActivityContent', () => {
     expect(() =>
       buildNote({ content: 'x', published: '2026-11-21T10:00:00Z', tags: [{ type: 'mention', id: 'bob' }] }),
     ).toThrow(/not a DSNP user URI/);
+    expect(logged).toHaveBeenCalled();
+    logged.mockRestore();
   });
 });
 
