@@ -10,6 +10,18 @@ export interface ChainConnection {
   close(): Promise<void>;
 }
 
+/** A connection that may still be coming up: opened at once, usable once `ready()` resolves. */
+export interface OpeningChain {
+  /** ws(s) host of the node, for readiness output (no credentials, no path). */
+  target: string;
+  /** Whether the first connection and metadata load have completed. */
+  readonly isReady: boolean;
+  /** The connection, once ready; rejects with ChainNotReadyError after `timeoutMs` (or on close). */
+  ready(timeoutMs?: number): Promise<ChainConnection>;
+  probe(signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface ConnectOptions {
   /** ws:// or wss:// URL of a Frequency node (FREQUENCY_API_WS_URL). */
   url: string;
@@ -26,49 +38,90 @@ export class ChainNotReadyError extends Error {
   }
 }
 
-/**
- * Connects `@polkadot/api` (with Frequency's types and RPCs) to a node over a reconnecting WebSocket and
- * follows its finalized head, so that readiness can tell a stalled chain from an idle one: an idle chain
- * (instant sealing, nothing to seal) has its best block finalized; a stalled one has the best block ahead
- * and a finalized head that stopped moving.
- */
-export async function connectChain(options: ConnectOptions): Promise<ChainConnection> {
-  const provider = new WsProvider(options.url, options.reconnectMs ?? 2_500);
-  const api = await ApiPromise.create({ ...frequencyOptions, provider, noInitWarn: true });
-  const slot = (api.consts.aura as unknown as { slotDuration?: { toNumber(): number } } | undefined)?.slotDuration;
-  const blockTimeMs = slot?.toNumber() ?? 6_000;
-  const staleAfterMs = options.staleAfterMs ?? blockTimeMs * 10;
-  let finalized = { number: -1, at: Date.now() };
-  let best = -1;
-  const unsubscribe = await Promise.all([
-    api.rpc.chain.subscribeFinalizedHeads((header) => {
-      const number = header.number.toNumber();
-      if (number !== finalized.number) finalized = { number, at: Date.now() };
-    }),
-    api.rpc.chain.subscribeNewHeads((header) => {
-      best = Math.max(best, header.number.toNumber());
+function abortable<T>(promise: Promise<T>, signal: AbortSignal, message: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(new ChainNotReadyError(message));
+      signal.addEventListener('abort', () => reject(new ChainNotReadyError(message)), { once: true });
     }),
   ]);
-  return {
-    api,
-    blockTimeMs,
-    probe: async (signal) => {
-      if (!api.isConnected) throw new ChainNotReadyError(`not connected to ${new URL(options.url).host}`);
-      // A round trip proves the node answers now, not only that the socket is open.
-      await Promise.race([
-        api.rpc.system.health(),
-        new Promise((_, reject) => signal.addEventListener('abort', () => reject(new ChainNotReadyError('timeout')))),
-      ]);
-      const stalledFor = Date.now() - finalized.at;
-      if (best > finalized.number && stalledFor > staleAfterMs) {
-        throw new ChainNotReadyError(
-          `finality stalled: finalized #${finalized.number} for ${Math.round(stalledFor / 1000)} s, best #${best}`,
-        );
-      }
-    },
-    close: async () => {
-      for (const stop of unsubscribe) stop();
-      await api.disconnect();
-    },
+}
+
+/**
+ * Opens `@polkadot/api` (with Frequency's types and RPCs) on a reconnecting WebSocket without waiting for the
+ * node: a component starts, reports not-ready, and becomes ready when the node answers. Once connected it
+ * follows the finalized head, so readiness can tell a stalled chain from an idle one: an idle chain (instant
+ * sealing, nothing to seal) has its best block finalized; a stalled one has the best block ahead and a
+ * finalized head that stopped moving.
+ */
+export function openChain(options: ConnectOptions): OpeningChain {
+  const target = new URL(options.url).host;
+  const provider = new WsProvider(options.url, options.reconnectMs ?? 2_500);
+  const api = new ApiPromise({ ...frequencyOptions, provider, noInitWarn: true });
+  // Only the first connection's outcome matters here; later failures show in probes.
+  api.on('error', () => undefined);
+  let finalized = { number: -1, at: Date.now() };
+  let best = -1;
+  let unsubscribe: (() => void)[] = [];
+  let closed = false;
+  let connection: ChainConnection | undefined;
+
+  const probe = async (signal: AbortSignal) => {
+    if (!connection) throw new ChainNotReadyError(`connecting to ${target}`);
+    if (!api.isConnected) throw new ChainNotReadyError(`not connected to ${target}`);
+    // A round trip proves the node answers now, not only that the socket is open.
+    await abortable(api.rpc.system.health(), signal, 'timeout');
+    const stalledFor = Date.now() - finalized.at;
+    if (best > finalized.number && stalledFor > staleAfter()) {
+      throw new ChainNotReadyError(
+        `finality stalled: finalized #${finalized.number} for ${Math.round(stalledFor / 1000)} s, best #${best}`,
+      );
+    }
   };
+  const staleAfter = () => options.staleAfterMs ?? (connection?.blockTimeMs ?? 6_000) * 10;
+  const close = async () => {
+    closed = true;
+    for (const stop of unsubscribe) stop();
+    await api.disconnect();
+  };
+
+  const opened: Promise<ChainConnection> = api.isReady.then(async () => {
+    const slot = (api.consts.aura as unknown as { slotDuration?: { toNumber(): number } } | undefined)?.slotDuration;
+    const blockTimeMs = slot?.toNumber() ?? 6_000;
+    unsubscribe = await Promise.all([
+      api.rpc.chain.subscribeFinalizedHeads((header) => {
+        const number = header.number.toNumber();
+        if (number !== finalized.number) finalized = { number, at: Date.now() };
+      }),
+      api.rpc.chain.subscribeNewHeads((header) => {
+        best = Math.max(best, header.number.toNumber());
+      }),
+    ]);
+    if (closed) for (const stop of unsubscribe) stop();
+    connection = { api, blockTimeMs, probe, close };
+    return connection;
+  });
+  opened.catch(() => undefined);
+
+  return {
+    target,
+    get isReady() {
+      return connection !== undefined;
+    },
+    ready: async (timeoutMs?: number) => {
+      if (connection) return connection;
+      if (closed) throw new ChainNotReadyError('connection closed');
+      if (timeoutMs === undefined) return opened;
+      const signal = AbortSignal.timeout(timeoutMs);
+      return abortable(opened, signal, `the chain at ${target} is not reachable yet`);
+    },
+    probe,
+    close,
+  };
+}
+
+/** Connects and waits for the node (workers that cannot do anything without it). */
+export async function connectChain(options: ConnectOptions): Promise<ChainConnection> {
+  return openChain(options).ready();
 }

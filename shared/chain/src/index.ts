@@ -1,4 +1,12 @@
-export { connectChain, ChainNotReadyError, type ChainConnection, type ConnectOptions } from './connection.js';
+export {
+  connectChain,
+  openChain,
+  ChainNotReadyError,
+  type ChainConnection,
+  type ConnectOptions,
+  type OpeningChain,
+} from './connection.js';
+export { chainVariables, signingChainVariables, chainCheck, msaIdText } from './config.js';
 export { loadProviderKey, verifyProvider, ProviderIdentityError, type ProviderKey } from './provider.js';
 export { NonceManager, type NonceManagerOptions } from './nonces.js';
 export { CapacitySubmitter, type SignedTransaction, type SubmitterOptions, type BeforeSubmit } from './submitter.js';

@@ -8,3 +8,4 @@ export * from './lifecycle/index.js';
 export * from './leader/index.js';
 export * from './redis/index.js';
 export * from './component/index.js';
+export * from './requests/index.js';

@@ -17,6 +17,9 @@ export class Shutdown {
   private readonly steps: Step[] = [];
   private running?: Promise<number>;
   private readonly exit: (code: number) => void;
+  private readonly started = new AbortController();
+  /** Aborted when shutdown begins, so long-lived work (event streams, loops) can end early. */
+  readonly signal: AbortSignal = this.started.signal;
 
   constructor(private readonly options: ShutdownOptions) {
     this.exit = options.exit ?? ((code) => process.exit(code));
@@ -42,6 +45,7 @@ export class Shutdown {
 
   /** Runs every step once; later calls return the same outcome. Resolves to the exit code. */
   run(reason: string): Promise<number> {
+    if (!this.running) this.started.abort();
     this.running ??= this.runSteps(reason);
     return this.running;
   }

@@ -1,0 +1,45 @@
+import { secret, variable, type ReadinessCheck } from '@frequency-gateway/platform';
+import { z } from 'zod';
+import type { OpeningChain } from './connection.js';
+
+const MAX_U64 = 2n ** 64n - 1n;
+
+/** An MSA id from text: decimal, no leading zeros, 1 to 2^64 − 1. */
+export const msaIdText = () =>
+  z
+    .string()
+    .regex(/^[1-9]\d{0,19}$/, 'must be a positive integer')
+    .refine((text) => BigInt(text) <= MAX_U64, 'must be below 2^64')
+    .transform((text) => BigInt(text));
+
+/**
+ * The chain variables of a component. Workers sign, so they need the seed phrase; apis only read and check
+ * delegations to the provider, so for them it is not asked for at all.
+ */
+export function chainVariables() {
+  return {
+    FREQUENCY_API_WS_URL: variable(
+      z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL' }),
+      'WebSocket RPC endpoint of a Frequency node',
+      { urlWithCredentials: true, example: 'ws://frequency:9944' },
+    ),
+    PROVIDER_ID: variable(msaIdText(), 'MSA id of the provider this gateway acts for', { example: '1' }),
+  };
+}
+
+/** The signing key of a worker, with the chain variables. */
+export function signingChainVariables() {
+  return {
+    ...chainVariables(),
+    PROVIDER_ACCOUNT_SEED_PHRASE: secret(
+      z.string().min(1),
+      'Key of the provider: an sr25519 mnemonic or secret URI (//Alice on a dev chain), or a 0x Ethereum private key',
+      '//Alice',
+    ),
+  };
+}
+
+/** The readiness check of a chain connection (required: nothing is read or published without it). */
+export function chainCheck(chain: OpeningChain): ReadinessCheck {
+  return { name: 'chain', target: chain.target, probe: (signal) => chain.probe(signal) };
+}

@@ -1,0 +1,235 @@
+import type { Redis } from 'ioredis';
+
+/** A step of a request's life, as the history lists it. */
+export interface RequestStep {
+  state: string;
+  at: string;
+}
+
+/**
+ * What a caller learns about an accepted request: its current state, the details the state brought (a
+ * batch CID, a transaction hash, a block, an error) and the steps so far. `version` grows with every change.
+ */
+export interface RequestSnapshot {
+  referenceId: string;
+  state: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  [detail: string]: unknown;
+}
+
+/** A snapshot with the steps that led to it (what GET /v1/requests/{referenceId} answers). */
+export interface RequestRecord extends RequestSnapshot {
+  history: RequestStep[];
+}
+
+export interface RequestStatusOptions {
+  /** Key prefix (CACHE_KEY_PREFIX); records live at `<prefix>:request:<referenceId>`. */
+  prefix: string;
+  /** How long a record is kept after its last change. */
+  ttlSeconds: number;
+  /** States after which no update applies (a later `create` may still start the request over). */
+  finalStates: readonly string[];
+}
+
+export type RequestListener = (record: RequestSnapshot) => void;
+
+const HISTORY_LIMIT = 50;
+
+// KEYS: record hash, history list. ARGV: ttl, channel, at, number of states a record may restart from,
+// those states (JSON-encoded), then field/JSON value pairs (state among them).
+const CREATE = `
+local current = redis.call('HGET', KEYS[1], 'state')
+local restartable = tonumber(ARGV[4])
+if current then
+  local restart = false
+  for i = 5, 4 + restartable do if current == ARGV[i] then restart = true end end
+  if not restart then return 0 end
+end
+local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0') + 1
+local createdAt = redis.call('HGET', KEYS[1], 'createdAt') or cjson.encode(ARGV[3])
+redis.call('DEL', KEYS[1])
+local state
+local parts = {}
+for i = 5 + restartable, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  if ARGV[i] == 'state' then state = ARGV[i + 1] end
+  table.insert(parts, '"' .. ARGV[i] .. '":' .. ARGV[i + 1])
+end
+local at = cjson.encode(ARGV[3])
+redis.call('HSET', KEYS[1], 'version', version, 'createdAt', createdAt, 'updatedAt', at)
+redis.call('RPUSH', KEYS[2], '{"state":' .. state .. ',"at":' .. at .. '}')
+redis.call('LTRIM', KEYS[2], -${HISTORY_LIMIT}, -1)
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+table.insert(parts, '"version":' .. version)
+table.insert(parts, '"createdAt":' .. createdAt)
+table.insert(parts, '"updatedAt":' .. at)
+redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
+return current and 2 or 1
+`;
+
+// KEYS: record hash, history list. ARGV: ttl, channel, at, number of final states, those states
+// (JSON-encoded), then field/JSON value pairs.
+const UPDATE = `
+local current = redis.call('HGET', KEYS[1], 'state')
+if not current then return 0 end
+local finals = tonumber(ARGV[4])
+for i = 5, 4 + finals do if current == ARGV[i] then return -1 end end
+local at = cjson.encode(ARGV[3])
+for i = 5 + finals, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  if ARGV[i] == 'state' and ARGV[i + 1] ~= current then
+    redis.call('RPUSH', KEYS[2], '{"state":' .. ARGV[i + 1] .. ',"at":' .. at .. '}')
+    redis.call('LTRIM', KEYS[2], -${HISTORY_LIMIT}, -1)
+  end
+end
+redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('HSET', KEYS[1], 'updatedAt', at)
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+local fields = redis.call('HGETALL', KEYS[1])
+local parts = {}
+for i = 1, #fields, 2 do table.insert(parts, '"' .. fields[i] .. '":' .. fields[i + 1]) end
+redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
+return 1
+`;
+
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+function encodeFields(fields: Record<string, unknown>): string[] {
+  const pairs: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (!FIELD_NAME.test(name) || ['version', 'createdAt', 'updatedAt', 'history'].includes(name))
+      throw new Error(`request field "${name}" cannot be set`);
+    pairs.push(
+      name,
+      JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)),
+    );
+  }
+  return pairs;
+}
+
+/**
+ * The state of accepted requests, shared by an api (which creates records and serves them) and its worker
+ * (which moves them along). Each change is one atomic script that also publishes the new record, so a
+ * listener never misses a step between reading a record and watching it.
+ */
+export class RequestStatusStore {
+  private subscriber?: Redis;
+  private readonly listeners = new Map<string, Set<RequestListener>>();
+  private readonly finals: string[];
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: RequestStatusOptions,
+  ) {
+    this.finals = options.finalStates.map((state) => JSON.stringify(state));
+  }
+
+  private keys(referenceId: string): [string, string] {
+    const key = `${this.options.prefix}:request:${referenceId}`;
+    return [key, `${key}:history`];
+  }
+
+  private channel(referenceId: string): string {
+    return `${this.options.prefix}:request-events:${referenceId}`;
+  }
+
+  isFinal(state: string): boolean {
+    return this.options.finalStates.includes(state);
+  }
+
+  /**
+   * Records a new request. Answers `existing` when a record for this id is already there, unless its state
+   * is one of `restartFrom` (a failed request posted again starts over): then `restarted`.
+   */
+  async create(
+    referenceId: string,
+    fields: { state: string } & Record<string, unknown>,
+    restartFrom: readonly string[] = [],
+  ): Promise<'created' | 'restarted' | 'existing'> {
+    const outcome = (await this.redis.eval(
+      CREATE,
+      2,
+      ...this.keys(referenceId),
+      this.options.ttlSeconds,
+      this.channel(referenceId),
+      new Date().toISOString(),
+      restartFrom.length,
+      ...restartFrom.map((state) => JSON.stringify(state)),
+      ...encodeFields({ referenceId, ...fields }),
+    )) as number;
+    return outcome === 1 ? 'created' : outcome === 2 ? 'restarted' : 'existing';
+  }
+
+  /**
+   * Moves a request along and merges the details into its record. Returns false when there is no record,
+   * or when it is already final (a late or repeated step changes nothing).
+   */
+  async update(referenceId: string, state: string, details: Record<string, unknown> = {}): Promise<boolean> {
+    const outcome = (await this.redis.eval(
+      UPDATE,
+      2,
+      ...this.keys(referenceId),
+      this.options.ttlSeconds,
+      this.channel(referenceId),
+      new Date().toISOString(),
+      this.finals.length,
+      ...this.finals,
+      ...encodeFields({ ...details, state }),
+    )) as number;
+    return outcome === 1;
+  }
+
+  async get(referenceId: string): Promise<RequestRecord | undefined> {
+    const [key, historyKey] = this.keys(referenceId);
+    const results = await this.redis.multi().hgetall(key).lrange(historyKey, 0, -1).exec();
+    const [fields, history] = (results ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [Record<string, string>, string[]];
+    if (!fields || Object.keys(fields).length === 0) return undefined;
+    const record = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, JSON.parse(value)]));
+    return { ...record, history: history.map((step) => JSON.parse(step) as RequestStep) } as RequestRecord;
+  }
+
+  /** Drops a record (an api whose enqueue failed takes back the record it had just created). */
+  async remove(referenceId: string): Promise<void> {
+    await this.redis.del(...this.keys(referenceId));
+  }
+
+  /** Calls `listener` with every change of the request until the returned function is called. */
+  async watch(referenceId: string, listener: RequestListener): Promise<() => void> {
+    const channel = this.channel(referenceId);
+    if (!this.subscriber) {
+      this.subscriber = this.redis.duplicate();
+      this.subscriber.on('error', () => undefined);
+      this.subscriber.on('message', (from: string, message: string) => {
+        const record = JSON.parse(message) as RequestRecord;
+        for (const notify of this.listeners.get(from) ?? []) notify(record);
+      });
+    }
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.subscriber.subscribe(channel);
+    }
+    set.add(listener);
+    return () => {
+      const listeners = this.listeners.get(channel);
+      if (!listeners?.delete(listener) || listeners.size > 0) return;
+      this.listeners.delete(channel);
+      void this.subscriber?.unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+  }
+}

@@ -1,0 +1,146 @@
+import { PassThrough } from 'node:stream';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { createHttpApp, createLogger, createMetricsRegistry, listen, type RunningServer } from '../src/index.js';
+import { RequestStatusStore, requestStatusRoutes, type RequestSnapshot } from '../src/requests/index.js';
+
+const FINAL = ['finalized', 'failed'];
+
+/** Reads a server-sent event stream until it ends, returning the data of each `state` event. */
+async function readEvents(
+  url: string,
+  onOpen?: () => Promise<void>,
+): Promise<{ status: number; events: RequestSnapshot[] }> {
+  const response = await fetch(url);
+  if (response.status !== 200) return { status: response.status, events: [] };
+  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const opened = onOpen?.();
+  const text = await response.text();
+  await opened;
+  const events = text
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: state'))
+    .map(
+      (block) =>
+        JSON.parse(
+          block
+            .split('\n')
+            .find((line) => line.startsWith('data: '))!
+            .slice(6),
+        ) as RequestSnapshot,
+    );
+  return { status: 200, events };
+}
+
+describe('request status', () => {
+  let server: LocalRedis;
+  let redis: Redis;
+  let store: RequestStatusStore;
+  let http: RunningServer;
+  const shutdown = new AbortController();
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    redis = new Redis(server.url);
+    store = new RequestStatusStore(redis, { prefix: 't', ttlSeconds: 60, finalStates: FINAL });
+    const logger = createLogger({
+      component: 'test',
+      level: 'fatal',
+      pretty: false,
+      destination: new PassThrough().resume(),
+    });
+    const { app } = createHttpApp({
+      logger,
+      metrics: createMetricsRegistry('test'),
+      info: { title: 't', version: '1' },
+      routes: requestStatusRoutes({ store, recordSchema: z.object({}), signal: shutdown.signal, heartbeatMs: 50 }),
+    });
+    http = await listen(app, 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    shutdown.abort();
+    await http?.close(1000);
+    store?.close();
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  it('creates a record once, keeps its history, and ignores steps after a final state', async () => {
+    expect(await store.create('r1', { state: 'queued', kind: 'broadcast', msaId: 5n })).toBe('created');
+    expect(await store.create('r1', { state: 'queued', kind: 'broadcast' })).toBe('existing');
+    expect(await store.update('r1', 'batched', { batch: { cid: 'bafy' } })).toBe(true);
+    expect(await store.update('r1', 'finalized', { block: { number: 7, hash: '0x01' } })).toBe(true);
+    expect(await store.update('r1', 'failed', { error: 'late' })).toBe(false);
+    expect(await store.update('missing', 'batched')).toBe(false);
+    const record = await store.get('r1');
+    expect(record).toMatchObject({
+      referenceId: 'r1',
+      state: 'finalized',
+      kind: 'broadcast',
+      msaId: '5',
+      version: 3,
+      batch: { cid: 'bafy' },
+      block: { number: 7, hash: '0x01' },
+    });
+    expect(record?.history.map((step) => step.state)).toEqual(['queued', 'batched', 'finalized']);
+    expect(Date.parse(record!.createdAt)).toBeLessThanOrEqual(Date.parse(record!.updatedAt));
+    expect(await redis.ttl('t:request:r1')).toBeGreaterThan(50);
+  });
+
+  it('starts a failed request over when it is created again from a restartable state', async () => {
+    await store.create('r2', { state: 'queued', kind: 'reply' });
+    await store.update('r2', 'failed', { error: { message: 'no delegation' } });
+    expect(await store.create('r2', { state: 'queued', kind: 'reply' }, ['failed'])).toBe('restarted');
+    const record = await store.get('r2');
+    expect(record).toMatchObject({ state: 'queued', version: 3 });
+    expect(record).not.toHaveProperty('error');
+    expect(record?.history.map((step) => step.state)).toEqual(['queued', 'failed', 'queued']);
+  });
+
+  it('serves the record, and 404 with the field named for an unknown or malformed id', async () => {
+    const ok = await fetch(`${http.url}/v1/requests/r1`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ referenceId: 'r1', state: 'finalized' });
+    const missing = await fetch(`${http.url}/v1/requests/nothing`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { message: string }).message).toMatch(/^referenceId: /);
+    const bad = await fetch(`${http.url}/v1/requests/${encodeURIComponent('a b')}`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string[] }).message).toEqual([
+      expect.stringMatching(/^params\.referenceId: /),
+    ]);
+  });
+
+  it('streams every state change as an event and ends after the final one', async () => {
+    await store.create('r3', { state: 'queued', kind: 'broadcast' });
+    const { status, events } = await readEvents(`${http.url}/v1/requests/r3/events`, async () => {
+      await store.update('r3', 'processing');
+      await store.update('r3', 'submitted', { transaction: { hash: '0xab' } });
+      await store.update('r3', 'finalized', { block: { number: 9, hash: '0xcd' } });
+    });
+    expect(status).toBe(200);
+    expect(events.map((event) => [event.state, event.version])).toEqual([
+      ['queued', 1],
+      ['processing', 2],
+      ['submitted', 3],
+      ['finalized', 4],
+    ]);
+    expect(events[3]).toMatchObject({ transaction: { hash: '0xab' }, block: { number: 9 } });
+  });
+
+  it('answers a finished request with its final state and ends; 404 for an unknown one', async () => {
+    const { events } = await readEvents(`${http.url}/v1/requests/r1/events`);
+    expect(events.map((event) => event.state)).toEqual(['finalized']);
+    expect((await readEvents(`${http.url}/v1/requests/none/events`)).status).toBe(404);
+  });
+
+  it('ends open streams when the component shuts down', async () => {
+    await store.create('r4', { state: 'queued', kind: 'broadcast' });
+    const { events } = await readEvents(`${http.url}/v1/requests/r4/events`, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      shutdown.abort();
+    });
+    expect(events.map((event) => event.state)).toEqual(['queued']);
+  });
+});
