@@ -1,53 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
 import { EmbeddedStore, dsnpHash } from '@frequency-gateway/storage';
-import { Redis } from 'ioredis';
-import { contentPublishingApi } from '../src/api/component.js';
-
-const png = (size: number) => {
-  const bytes = new Uint8Array(size);
-  bytes.set([0x89, 0x50, 0x4e, 0x47]);
-  for (let i = 4; i < size; i++) bytes[i] = i % 251;
-  return bytes;
-};
-
-const form = (files: { name: string; type: string; bytes: Uint8Array }[]) => {
-  const body = new FormData();
-  for (const file of files) body.append('files', new Blob([file.bytes], { type: file.type }), file.name);
-  return body;
-};
+import type { Redis } from 'ioredis';
+import { form, png, startApiStack, type ApiStack } from './support/stack.js';
 
 describe('asset upload', () => {
-  let redisServer: LocalRedis;
-  let dir: string;
-  let api: StartedComponent<unknown>;
+  let stack: ApiStack;
   let redis: Redis;
+  let dir: string;
+  let api: { url: string };
   beforeAll(async () => {
-    redisServer = await startRedisServer();
-    dir = mkdtempSync(join(tmpdir(), 'assets-test-'));
-    api = (await startComponent(contentPublishingApi, {
-      env: {
-        REDIS_URL: redisServer.url,
-        IPFS_EMBEDDED_DIR: dir,
-        FILE_UPLOAD_MAX_SIZE_IN_BYTES: '100000',
-        FILE_UPLOAD_COUNT_LIMIT: '3',
-        CACHE_KEY_PREFIX: 'cp',
-      },
-      port: 0,
-      logDestination: new PassThrough().resume(),
-    })) as StartedComponent<unknown>;
-    redis = new Redis(redisServer.url);
+    stack = await startApiStack({ FILE_UPLOAD_MAX_SIZE_IN_BYTES: '100000', FILE_UPLOAD_COUNT_LIMIT: '3' });
+    ({ redis, storeDir: dir, api } = stack);
   });
-  afterAll(async () => {
-    redis?.disconnect();
-    await api?.stop();
-    await redisServer?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(async () => stack?.close());
 
   const upload = (
     method: 'POST' | 'PUT',

@@ -8,8 +8,10 @@ const MAX_U64 = 2n ** 64n - 1n;
 export const msaIdText = () =>
   z
     .string()
-    .regex(/^[1-9]\d{0,19}$/, 'must be a positive integer')
-    .refine((text) => BigInt(text) <= MAX_U64, 'must be below 2^64')
+    .superRefine((text, context) => {
+      if (!/^[1-9]\d{0,19}$/.test(text)) context.addIssue({ code: 'custom', message: 'must be a positive integer' });
+      else if (BigInt(text) > MAX_U64) context.addIssue({ code: 'custom', message: 'must be below 2^64' });
+    })
     .transform((text) => BigInt(text));
 
 /**

@@ -1,4 +1,4 @@
-import { defineRoute, type Route } from '@frequency-gateway/platform';
+import { badRequest, defineRoute, HttpError, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { uploadResults, type UploadResult } from './assets.js';
 import type { RequestHandler } from 'express';
@@ -15,18 +15,8 @@ const uploadResult = z.union([
   z.object({ error: z.string() }),
 ]);
 
-const isMultipart = (contentType: string | undefined) => contentType?.startsWith('multipart/form-data') ?? false;
-
 /** Asset upload routes: v2 (per-file results) and the deprecated v1 (all or nothing). */
-export function assetRoutes(upload: RequestHandler): Route[] {
-  const requireMultipart: RequestHandler = (request, response, next) => {
-    if (isMultipart(request.headers['content-type'])) return next();
-    response.status(400).json({
-      statusCode: 400,
-      error: 'Bad Request',
-      message: ['files: send the files as multipart/form-data'],
-    });
-  };
+export function assetRoutes(upload: RequestHandler[]): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -38,18 +28,14 @@ export function assetRoutes(upload: RequestHandler): Route[] {
       tags: ['asset'],
       body: binaryFiles,
       bodyContentType: 'multipart/form-data',
-      middleware: [requireMultipart, upload],
+      middleware: upload,
       responses: {
         202: { description: 'One entry per file', schema: z.object({ files: z.array(uploadResult) }) },
         400: { description: 'No files, or not a multipart request' },
       },
       handler: (_input, { req }) => {
         const files = uploadResults(req);
-        if (files.length === 0)
-          return {
-            status: 400,
-            body: { statusCode: 400, error: 'Bad Request', message: ['files: no files in the request'] },
-          };
+        if (files.length === 0) throw badRequest('files: no files in the request');
         return { status: 202, body: { files } };
       },
     }),
@@ -61,7 +47,7 @@ export function assetRoutes(upload: RequestHandler): Route[] {
       tags: ['asset'],
       body: binaryFiles,
       bodyContentType: 'multipart/form-data',
-      middleware: [requireMultipart, upload],
+      middleware: upload,
       responses: {
         202: { description: 'The CIDs, in upload order', schema: z.object({ assetIds: z.array(z.string()) }) },
         400: { description: 'No files, too many files or a file too large' },
@@ -75,14 +61,7 @@ export function assetRoutes(upload: RequestHandler): Route[] {
         if (files.length === 0) errors.push('files: no files in the request');
         if (errors.length > 0) {
           const status = errors.every((error) => error.includes('Unsupported file type')) ? 422 : 400;
-          return {
-            status,
-            body: {
-              statusCode: status,
-              error: status === 422 ? 'Unprocessable Entity' : 'Bad Request',
-              message: errors,
-            },
-          };
+          throw new HttpError(status, errors);
         }
         return { status: 202, body: { assetIds: files.map((file) => (file as { cid: string }).cid) } };
       },

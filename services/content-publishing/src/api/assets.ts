@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Request, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import multer, { type StorageEngine } from 'multer';
+import { badRequest } from '@frequency-gateway/platform';
 import { ContentTooLargeError, type ContentStore, type StoredContent } from '@frequency-gateway/storage';
 
 /** MIME types an asset may have (images, video, audio, Parquet batch files), matched whole. */
@@ -51,8 +52,14 @@ export class AssetCatalog {
   }
 
   async get(cid: string): Promise<AssetMetadata | undefined> {
-    const json = await this.redis.get(this.key(cid));
-    return json === null ? undefined : (JSON.parse(json) as AssetMetadata);
+    return (await this.getMany([cid]))[0];
+  }
+
+  /** The metadata of each CID, in order (undefined where nothing was uploaded). */
+  async getMany(cids: readonly string[]): Promise<(AssetMetadata | undefined)[]> {
+    if (cids.length === 0) return [];
+    const values = await this.redis.mget(cids.map((cid) => this.key(cid)));
+    return values.map((json) => (json === null ? undefined : (JSON.parse(json) as AssetMetadata)));
   }
 }
 
@@ -62,7 +69,11 @@ export type UploadResult = { cid: string } | { error: string };
 export interface UploadLimits {
   maxFileBytes: number;
   maxFiles: number;
+  /** Types this route accepts; all asset types by default. */
+  mimeTypes?: RegExp;
 }
+
+export const TOO_MANY_FILES = 'Max file upload count per request exceeded';
 
 type Uploaded = Express.Multer.File & { result?: UploadResult };
 
@@ -89,8 +100,9 @@ class ContentStoreEngine implements StorageEngine {
       file.stream.resume();
       file.stream.once('end', () => done(null, { result: { error } }));
     };
-    if (counted > this.limits.maxFiles) return refuse('Max file upload count per request exceeded');
-    if (!UPLOAD_MIME_TYPES.test(file.mimetype)) return refuse(`Unsupported file type (${file.mimetype})`);
+    if (counted > this.limits.maxFiles) return refuse(TOO_MANY_FILES);
+    if (!(this.limits.mimeTypes ?? UPLOAD_MIME_TYPES).test(file.mimetype))
+      return refuse(`Unsupported file type (${file.mimetype})`);
     // The store reads a pass-through: when it stops early (too large), the part itself is drained, not
     // destroyed, so the rest of the request still parses.
     const content = new PassThrough();
@@ -120,13 +132,31 @@ class ContentStoreEngine implements StorageEngine {
 
 /** Multipart middleware for the upload routes: every file part, any field name, results in req.files. */
 export function uploadMiddleware(store: ContentStore, catalog: AssetCatalog, limits: UploadLimits): RequestHandler {
-  return multer({
+  const parse = multer({
     storage: new ContentStoreEngine(store, catalog, limits),
-    limits: { fields: 20, fieldSize: 64 * 1024 },
+    // Text fields are small (a schemaId per file at most).
+    limits: { fields: Math.max(20, 2 * limits.maxFiles), fieldSize: 64 * 1024 },
   }).any();
+  // A malformed body (cut short, no boundary, too many fields) is the client's problem: 400 naming it.
+  return (request, response, next) =>
+    parse(request, response, (error?: unknown) =>
+      error === undefined
+        ? next()
+        : next(badRequest(`files: ${error instanceof Error ? error.message : 'malformed multipart/form-data body'}`)),
+    );
 }
 
 /** The results of an upload request, in part order. */
 export function uploadResults(request: Request): UploadResult[] {
   return ((request.files as Uploaded[] | undefined) ?? []).map((file) => file.result ?? { error: 'not stored' });
 }
+
+/** Asset types a note may attach (no Parquet files). */
+export const NOTE_MIME_TYPES =
+  /^(image\/(jpeg|png|svg\+xml|webp|gif)|video\/(mpeg|ogg|webm|h265|H265|mp4)|audio\/(mpeg|ogg|webm))$/;
+
+/** Asset types a profile icon may have. */
+export const ICON_MIME_TYPES = /^image\/(jpeg|png|svg\+xml|webp|gif)$/;
+
+/** Parquet batch files (v3 batch announcements). */
+export const BATCH_MIME_TYPES = /^application\/(vnd\.apache\.parquet|x-parquet)$/;

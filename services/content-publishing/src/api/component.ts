@@ -1,14 +1,31 @@
-import { apiVariables, commonVariables, variable, type ComponentDefinition } from '@frequency-gateway/platform';
-import { z } from 'zod';
-import { AssetCatalog, uploadMiddleware } from './assets.js';
-import { assetRoutes } from './assetRoutes.js';
+import { chainCheck, chainVariables, openChain } from '@frequency-gateway/chain';
+import {
+  apiVariables,
+  badRequest,
+  commonVariables,
+  requestStatusRoutes,
+  variable,
+  type ComponentDefinition,
+} from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables } from '@frequency-gateway/storage';
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import { SchemaDirectory } from '../directory.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
+import { requestRecordSchema, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
+import { AssetCatalog, BATCH_MIME_TYPES, uploadMiddleware } from './assets.js';
+import { assetRoutes } from './assetRoutes.js';
+import { batchRoutes } from './batchRoutes.js';
+import { contentRoutes } from './contentRoutes.js';
+import { devRoutes } from './devRoutes.js';
+import { Intake } from './intake.js';
+import { onChainRoutes } from './onChainRoutes.js';
 
 export const contentPublishingApiConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-publishing' }),
   ...apiVariables({ port: 3010 }),
+  ...chainVariables(),
   ...storageVariables(),
   FILE_UPLOAD_MAX_SIZE_IN_BYTES: variable(
     z.coerce.number().int().positive().default(2_000_000_000),
@@ -18,24 +35,62 @@ export const contentPublishingApiConfig = {
     z.coerce.number().int().positive().default(10),
     'Most files one upload request may carry',
   ),
+  REQUEST_STATUS_TTL_SECONDS: variable(
+    z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(30 * 24 * 3600),
+    'How long GET /v1/requests/{referenceId} remembers a request after its last change',
+  ),
 };
+
+/** How long a route waits for a chain that is still connecting before answering 503. */
+const CHAIN_WAIT_MS = 5_000;
+
+const isMultipart: RequestHandler = (request, _response, next) =>
+  request.headers['content-type']?.startsWith('multipart/form-data')
+    ? next()
+    : next(badRequest('files: send the files as multipart/form-data'));
 
 export const contentPublishingApi: ComponentDefinition<typeof contentPublishingApiConfig> = {
   name: 'content-publishing-api',
   title: 'Content Publishing Service',
-  description: 'Asset upload to IPFS, DSNP announcements, batch announcements and on-chain content',
+  description:
+    'Asset upload to IPFS, DSNP announcements, batch announcements and on-chain content. Publishing is asynchronous: every accepted request has a referenceId whose progress GET /v1/requests/{referenceId} shows.',
   version,
   config: contentPublishingApiConfig,
   portVariable: 'API_PORT',
-  setup: ({ config, queues, readiness, redis }) => {
+  setup: ({ config, queues, readiness, redis, metrics, logger, shutdown }) => {
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
+    readiness.add(chainCheck(chain));
     for (const name of Object.values(CONTENT_PUBLISHING_QUEUES)) queues.queue(name);
+
+    const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
+    const intake = new Intake(queues, status, logger, metrics);
+    const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
-    const upload = uploadMiddleware(store, catalog, {
-      maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES,
-      maxFiles: config.FILE_UPLOAD_COUNT_LIMIT,
-    });
-    return { routes: assetRoutes(upload), queueBoard: true, stop: async () => store.close?.() };
+    const limits = { maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES, maxFiles: config.FILE_UPLOAD_COUNT_LIMIT };
+    const assetUpload = [isMultipart, uploadMiddleware(store, catalog, limits)];
+    const batchUpload = [isMultipart, uploadMiddleware(store, catalog, { ...limits, mimeTypes: BATCH_MIME_TYPES })];
+
+    const routes = [
+      ...assetRoutes(assetUpload),
+      ...contentRoutes(intake, catalog),
+      ...batchRoutes(intake, directory, batchUpload),
+      ...onChainRoutes(intake, directory, config.PROVIDER_ID),
+      ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
+      ...(config.ENVIRONMENT === 'dev' ? devRoutes(intake, queues) : []),
+    ];
+    return {
+      routes,
+      queueBoard: true,
+      stop: async () => {
+        status.close();
+        await Promise.all([chain.close(), store.close?.()]);
+      },
+    };
   },
 };

@@ -13,10 +13,13 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (messages: string | readonly string[]) => new HttpError(400, messages);
+const list = (messages: string | readonly string[]) => (typeof messages === 'string' ? [messages] : messages);
+
+/** 400 with one entry per problem, each naming its field (`body.content.published: ...`). */
+export const badRequest = (messages: string | readonly string[]) => new HttpError(400, list(messages));
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
-export const unprocessable = (messages: string | readonly string[]) => new HttpError(422, messages);
+export const unprocessable = (messages: string | readonly string[]) => new HttpError(422, list(messages));
 export const serviceUnavailable = (message: string) => new HttpError(503, message);
 
 /** The body of every error response. */

@@ -26,6 +26,7 @@ function toRouteConfig(route: Route): RouteConfig {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.tags ? { tags: route.tags } : {}),
+    ...(route.deprecated ? { deprecated: true } : {}),
     request: {
       ...(route.params ? { params: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),

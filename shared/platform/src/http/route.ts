@@ -53,6 +53,8 @@ export interface RouteSpec<P, Q, B> {
   responses: Record<number, RouteResponse>;
   /** Runs before validation, e.g. a multipart parser that fills req.body and req.files. */
   middleware?: RequestHandler[];
+  /** Marked deprecated in the OpenAPI document. */
+  deprecated?: boolean;
   /** Left out of the OpenAPI document (e.g. the document's own route). */
   hidden?: boolean;
   handler: (input: RouteInput<P, Q, B>, context: RouteContext) => Promise<RouteResult | void> | RouteResult | void;

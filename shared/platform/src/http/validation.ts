@@ -13,7 +13,9 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 
 function describe(location: string, issue: z.core.$ZodIssue, raw: unknown): string {
   const path = [location, ...issue.path.map(String)].join('.');
-  if (issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined) return `${path}: is required`;
+  // A missing field reads "is required" whatever kind of value it should have been (not for rules of our own,
+  // such as "is required for a link", which say more).
+  if (issue.code !== 'custom' && valueAt(raw, issue.path) === undefined) return `${path}: is required`;
   return `${path}: ${issue.message}`;
 }
 

@@ -1,0 +1,103 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { defineRoute, notFound, type JobQueues, type Route } from '@frequency-gateway/platform';
+import { dsnpContentUri } from '@frequency-gateway/dsnp';
+import { dsnpHash } from '@frequency-gateway/storage';
+import { z } from 'zod';
+import { JOB_NAMES, type ContentKind, type ContentRequestJob } from '../jobs.js';
+import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
+import type { Intake } from './intake.js';
+import { CONTENT_BODIES } from './schemas.js';
+
+const KINDS = ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone'] as const;
+
+const randomHash = () => dsnpHash(randomBytes(32));
+
+/** A valid request body of each kind, with random content so that each one is a new request. */
+function dummyBody(kind: ContentKind, index: number): Record<string, unknown> {
+  const published = new Date().toISOString();
+  const note = { content: `Dummy ${kind} ${index} (${randomBytes(6).toString('hex')})`, published };
+  const target = { targetAnnouncementType: 'broadcast', targetContentHash: randomHash() };
+  switch (kind) {
+    case 'broadcast':
+      return { content: note };
+    case 'reply':
+      return { inReplyTo: dsnpContentUri(randomInt(1, 1_000_000), randomHash()), content: note };
+    case 'reaction':
+      return { emoji: '🤌🏼', apply: 1, inReplyTo: dsnpContentUri(randomInt(1, 1_000_000), randomHash()) };
+    case 'update':
+      return { ...target, content: note };
+    case 'tombstone':
+      return target;
+    case 'profile':
+      return { profile: { name: `Dummy ${index}`, summary: note.content, published } };
+  }
+}
+
+/** Development helpers, mounted only when ENVIRONMENT=dev. */
+export function devRoutes(intake: Intake, queues: JobQueues): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/dev/request/{jobId}',
+      operationId: 'DevelopmentControllerV1_requestJob',
+      summary: 'A job of any of the service queues, by id (development only)',
+      tags: ['development'],
+      params: z.object({ jobId: z.string().min(1) }),
+      responses: {
+        200: { description: 'The BullMQ job, with its queue and state' },
+        404: { description: 'No such job' },
+      },
+      handler: async ({ params }) => {
+        for (const name of Object.values(CONTENT_PUBLISHING_QUEUES)) {
+          const job = await queues.queue(name).getJob(params.jobId);
+          if (job) return { status: 200, body: { queue: name, state: await job.getState(), ...job.toJSON() } };
+        }
+        throw notFound(`jobId: no job ${params.jobId} in ${Object.values(CONTENT_PUBLISHING_QUEUES).join(', ')}`);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/dev/dummy/announcement/{queueType}/{count}',
+      operationId: 'DevelopmentControllerV1_populate',
+      summary: 'Queue valid dummy content requests of one kind (development only)',
+      description: 'Each dummy request goes through the same queue as a real one and is published by the worker.',
+      tags: ['development'],
+      params: z.object({
+        queueType: z.enum(KINDS),
+        count: z.coerce.number().int('must be an integer').min(1, 'must be 1 to 1000').max(1000, 'must be 1 to 1000'),
+      }),
+      responses: {
+        201: {
+          description: 'The referenceIds of the queued requests',
+          schema: z.object({ referenceIds: z.array(z.string()) }),
+        },
+        400: { description: 'An unknown queueType or a count out of range' },
+      },
+      handler: async ({ params: { queueType, count } }) => {
+        const referenceIds: string[] = [];
+        for (let index = 0; index < count; index++) {
+          const msaId = String(randomInt(2, 1_000_000));
+          // Parsed like a posted body, so a dummy is exactly what a client could have sent.
+          const body = CONTENT_BODIES[queueType].parse(dummyBody(queueType, index)) as Record<string, unknown>;
+          const { referenceId } = await intake.accept<ContentRequestJob>({
+            kind: queueType,
+            identity: { msaId, body },
+            msaId,
+            queue: CONTENT_PUBLISHING_QUEUES.request,
+            jobName: JOB_NAMES.content,
+            job: (id) => ({
+              referenceId: id,
+              kind: queueType,
+              msaId,
+              body,
+              assets: {},
+              acceptedAt: new Date().toISOString(),
+            }),
+          });
+          referenceIds.push(referenceId);
+        }
+        return { status: 201, body: { referenceIds } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,116 @@
+import { badRequest, defineRoute, HttpError, unprocessable, type Route } from '@frequency-gateway/platform';
+import { z } from 'zod';
+import type { SchemaDirectory } from '../directory.js';
+import { JOB_NAMES, type OnChainJob } from '../jobs.js';
+import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
+import { fromChain } from './chainErrors.js';
+import type { Intake } from './intake.js';
+import { AnnouncementResponseDto, OnChainContentDtoV2 } from './schemas.js';
+
+const emptyError = (id: string) => z.object({}).meta({ id });
+
+/** The schema to publish with: `schemaId`, or the latest schema of `intentName` (which must then own schemaId). */
+async function resolveSchemaId(
+  directory: SchemaDirectory,
+  body: { intentName?: string | undefined; schemaId?: number | undefined },
+): Promise<number> {
+  if (body.intentName === undefined) return body.schemaId as number;
+  const intent = await fromChain(() => directory.intentByName(body.intentName as string));
+  if (!intent) throw badRequest(`body.intentName: "${body.intentName}" is not a registered intent`);
+  if (intent.latestSchemaId === undefined)
+    throw badRequest(`body.intentName: intent "${body.intentName}" has no schemas`);
+  if (body.schemaId !== undefined && !intent.schemaIds.includes(body.schemaId))
+    throw badRequest(`body.schemaId: schema ${body.schemaId} does not belong to intent "${body.intentName}"`);
+  return body.schemaId ?? intent.latestSchemaId;
+}
+
+/** On-chain content: v3 publishes (for a user or as the provider); v2 is gone. */
+export function onChainRoutes(intake: Intake, directory: SchemaDirectory, providerId: bigint): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v2/content/{msaId}/on-chain',
+      operationId: 'ContentControllerV2_postContent_v2',
+      summary: 'Gone: use POST /v3/content/on-chain',
+      description: 'Always answers 410. The body (OnChainContentDto) is not read.',
+      tags: ['content'],
+      deprecated: true,
+      params: z.object({ msaId: z.string() }),
+      responses: { 410: { description: 'This operation was removed; use POST /v3/content/on-chain' } },
+      handler: () => {
+        throw new HttpError(410, 'POST /v2/content/{msaId}/on-chain was removed: use POST /v3/content/on-chain');
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v3/content/on-chain',
+      operationId: 'ContentControllerV3_postOnChainContent_v3',
+      summary: 'Publish a message stored on chain',
+      description:
+        "The schema is `schemaId`, or the latest schema of `intentName`; it must store its payload on chain. With `msaId` the provider publishes for that user, who must have delegated the schema's intent to it.",
+      tags: ['content'],
+      body: OnChainContentDtoV2,
+      responses: {
+        202: { description: 'Accepted', schema: AnnouncementResponseDto },
+        400: {
+          description: 'A missing or malformed field, or an unknown intent',
+          schema: emptyError('BadRequestException'),
+        },
+        401: {
+          description: 'The user has not delegated the intent to this provider',
+          schema: emptyError('UnauthorizedException'),
+        },
+        413: {
+          description: "The payload is larger than the chain's limit",
+          schema: emptyError('PayloadTooLargeException'),
+        },
+        422: {
+          description: 'The schema does not exist or does not store on chain',
+          schema: emptyError('UnprocessableEntityException'),
+        },
+        503: { description: 'The chain or Redis is not reachable; nothing was accepted' },
+      },
+      handler: async ({ body }) => {
+        const schemaId = await resolveSchemaId(directory, body);
+        const payloadBytes = (body.payload.length - 2) / 2;
+        const limit = await fromChain(() => directory.maxOnChainPayloadBytes());
+        if (payloadBytes > limit)
+          throw new HttpError(413, `body.payload: ${payloadBytes} bytes, more than the chain's limit of ${limit}`);
+        const schema = await fromChain(() => directory.schema(schemaId));
+        if (!schema) throw unprocessable(`body.schemaId: schema ${schemaId} does not exist`);
+        if (schema.payloadLocation !== 'OnChain')
+          throw unprocessable(
+            `body.schemaId: schema ${schemaId} stores its payload in ${schema.payloadLocation}, not on chain`,
+          );
+        const onBehalfOf = body.msaId?.toString();
+        if (onBehalfOf !== undefined) {
+          const queries = await fromChain(() => directory.queries());
+          const delegated = await fromChain(() =>
+            queries.isDelegatedFor(BigInt(onBehalfOf), providerId, schema.intentId),
+          );
+          if (!delegated)
+            throw new HttpError(
+              401,
+              `body.msaId: user ${onBehalfOf} has not delegated intent ${schema.intentId} to provider ${providerId}`,
+            );
+        }
+        const fields = { schemaId, payload: body.payload.toLowerCase(), published: body.published, onBehalfOf };
+        const { referenceId } = await intake.accept<OnChainJob>({
+          kind: 'on-chain',
+          identity: fields,
+          msaId: onBehalfOf,
+          queue: CONTENT_PUBLISHING_QUEUES.publish,
+          jobName: JOB_NAMES.onChain,
+          job: (id) => ({
+            referenceId: id,
+            ...fields,
+            intentId: schema.intentId,
+            ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
+            acceptedAt: new Date().toISOString(),
+          }),
+        });
+        return { status: 202, body: { referenceId } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
+import { startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
+import { Redis } from 'ioredis';
+import { contentPublishingApi } from '../../src/api/component.js';
+
+/** The api on a real Redis server, a devchain over WebSocket and the embedded content store. */
+export interface ApiStack {
+  api: StartedComponent<unknown>;
+  url: string;
+  redisServer: LocalRedis;
+  /** A client of the same Redis, for reading what the api wrote. */
+  redis: Redis;
+  devchain: Devchain;
+  /** A client of the devchain, for setting up users and schemas. */
+  chain: ChainConnection;
+  /** Folder of the embedded content store. */
+  storeDir: string;
+  close(): Promise<void>;
+}
+
+export const TEST_PREFIX = 'cp';
+
+export async function startApiStack(
+  env: Record<string, string> = {},
+  devchainOptions: DevchainOptions = {},
+): Promise<ApiStack> {
+  const [redisServer, devchain] = await Promise.all([startRedisServer(), startDevchain(devchainOptions)]);
+  const storeDir = mkdtempSync(join(tmpdir(), 'content-publishing-test-'));
+  const api = (await startComponent(contentPublishingApi, {
+    env: {
+      REDIS_URL: redisServer.url,
+      FREQUENCY_API_WS_URL: devchain.url,
+      PROVIDER_ID: '1',
+      IPFS_EMBEDDED_DIR: storeDir,
+      CACHE_KEY_PREFIX: TEST_PREFIX,
+      ENVIRONMENT: 'dev',
+      ...env,
+    },
+    port: 0,
+    logDestination: new PassThrough().resume(),
+  })) as StartedComponent<unknown>;
+  const chain = await connectChain({ url: devchain.url });
+  const redis = new Redis(redisServer.url);
+  return {
+    api,
+    url: api.url,
+    redisServer,
+    redis,
+    devchain,
+    chain,
+    storeDir,
+    close: async () => {
+      redis.disconnect();
+      await api.stop();
+      await chain.close();
+      await devchain.close();
+      await redisServer.stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Sends JSON and returns the status and parsed body (undefined when there is none). */
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // Tests read answers field by field, each checked by an expectation.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** A file with PNG magic bytes and deterministic content. */
+export function png(size: number, seed = 0): Uint8Array {
+  const bytes = new Uint8Array(size);
+  bytes.set([0x89, 0x50, 0x4e, 0x47]);
+  for (let i = 4; i < size; i++) bytes[i] = (i + seed) % 251;
+  return bytes;
+}
+
+export function form(files: { name: string; type: string; bytes: Uint8Array }[], fields: [string, string][] = []) {
+  const body = new FormData();
+  for (const [name, value] of fields) body.append(name, value);
+  for (const file of files) body.append('files', new Blob([file.bytes], { type: file.type }), file.name);
+  return body;
+}
