@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import type { ContentRequestJob } from '../src/jobs.js';
@@ -25,10 +25,7 @@ describe('content routes', () => {
 
   beforeAll(async () => {
     stack = await startApiStack();
-    requests = new Queue(CONTENT_PUBLISHING_QUEUES.request, {
-      connection: { url: stack.redisServer.url },
-      prefix: `${TEST_PREFIX}:bull`,
-    });
+    requests = stack.queue(CONTENT_PUBLISHING_QUEUES.request);
     const uploaded = await fetch(`${stack.url}/v2/asset/upload`, {
       method: 'POST',
       body: form([
@@ -41,7 +38,6 @@ describe('content routes', () => {
     ) as [string, string];
   });
   afterAll(async () => {
-    await requests?.close();
     await stack?.close();
   });
 

@@ -110,11 +110,16 @@ export function openChain(options: ConnectOptions): OpeningChain {
       return connection !== undefined;
     },
     ready: async (timeoutMs?: number) => {
-      if (connection) return connection;
       if (closed) throw new ChainNotReadyError('connection closed');
-      if (timeoutMs === undefined) return opened;
-      const signal = AbortSignal.timeout(timeoutMs);
-      return abortable(opened, signal, `the chain at ${target} is not reachable yet`);
+      if (connection?.api.isConnected) return connection;
+      // Not connected yet, or connection lost: wait for the (re)connection, for at most timeoutMs.
+      const connected = opened.then((ready) =>
+        ready.api.isConnected
+          ? ready
+          : new Promise<ChainConnection>((resolve) => ready.api.once('connected', () => resolve(ready))),
+      );
+      if (timeoutMs === undefined) return connected;
+      return abortable(connected, AbortSignal.timeout(timeoutMs), `the chain at ${target} is not reachable`);
     },
     probe,
     close,

@@ -41,7 +41,15 @@ describe('OpenAPI document', () => {
     const operationIds = Object.values(document.paths ?? {}).flatMap((item) =>
       Object.values(item as Record<string, { operationId?: string }>).map((op) => op.operationId),
     );
-    expect(operationIds.sort()).toEqual(['broken', 'createWidget', 'healthz', 'livez', 'metrics', 'readyz', 'slow']);
+    expect(operationIds.sort()).toEqual([
+      'HealthController_healthz',
+      'HealthController_livez',
+      'HealthController_readyz',
+      'PrometheusController_index',
+      'broken',
+      'createWidget',
+      'slow',
+    ]);
     const create = document.paths?.['/v1/widgets/{shelf}']?.post;
     expect(create?.parameters?.map((p) => ('name' in p ? p.name : ''))).toEqual(['shelf', 'dryRun']);
     expect(JSON.stringify(create?.requestBody)).toContain('#/components/schemas/Widget');

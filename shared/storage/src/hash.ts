@@ -27,6 +27,15 @@ export function isDsnpHash(value: string): boolean {
   }
 }
 
+/** Whether the text is a CID of version 1 as given (a CIDv0 `Qm…` is not). */
+export function isCidV1(value: string): boolean {
+  try {
+    return CID.parse(value).version === 1;
+  } catch {
+    return false;
+  }
+}
+
 /** A CID string in its canonical form (CIDv1 base32), or undefined when it does not parse. */
 export function parseCid(value: string): CID | undefined {
   try {

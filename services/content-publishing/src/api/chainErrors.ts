@@ -7,6 +7,9 @@ export async function fromChain<T>(read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (error) {
     if (error instanceof ChainNotReadyError) throw serviceUnavailable(`The chain is not reachable: ${error.message}`);
+    // The connection dropped during the call.
+    if (error instanceof Error && /disconnected|not connected/i.test(error.message))
+      throw serviceUnavailable('The chain is not reachable: the connection dropped');
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import { chainCheck, chainVariables, openChain } from '@frequency-gateway/chain'
 import {
   apiVariables,
   badRequest,
+  openRedis,
   commonVariables,
   requestStatusRoutes,
   variable,
@@ -61,13 +62,15 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
   version,
   config: contentPublishingApiConfig,
   portVariable: 'API_PORT',
-  setup: ({ config, queues, readiness, redis, metrics, logger, shutdown }) => {
+  setup: ({ config, queues, readiness, metrics, logger, shutdown }) => {
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
     readiness.add(chainCheck(chain));
     for (const name of Object.values(CONTENT_PUBLISHING_QUEUES)) queues.queue(name);
 
+    // Requests are answered at once while Redis is away (503), not held until it returns.
+    const redis = openRedis(config.REDIS_URL, 'failFast');
     const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
     const intake = new Intake(queues, status, logger, metrics);
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
@@ -90,6 +93,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
       stop: async () => {
         status.close();
         await Promise.all([chain.close(), store.close?.()]);
+        redis.disconnect();
       },
     };
   },

@@ -1,6 +1,6 @@
 import { msaIdText } from '@frequency-gateway/chain';
 import { isDsnpContentHash, isDsnpContentUri, isDsnpUserUri } from '@frequency-gateway/dsnp';
-import { parseCid } from '@frequency-gateway/storage';
+import { isCidV1 } from '@frequency-gateway/storage';
 import { z } from 'zod';
 
 /**
@@ -56,7 +56,8 @@ const httpUrl = () =>
 
 /** Integers given as numbers or as digit strings (as HTML forms and some clients send them). */
 const integer = (min: number, max: number, what: string) =>
-  z.union([z.number(), z.string().regex(/^\d+$/, `must be ${what}`).transform(Number)]).pipe(
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
     z
       .number({ error: `must be ${what}` })
       .int(`must be ${what}`)
@@ -86,7 +87,7 @@ const dsnpContentUri = () =>
 export const cidV1 = () =>
   z
     .string()
-    .refine((text) => parseCid(text)?.version === 1, 'must be a CIDv1')
+    .refine(isCidV1, 'must be a CIDv1')
     .meta({ example: 'bafybeifcdlhd3gu4ryvvzf74kefmsvxtfdmt7tn2qoq2xlkv3yr4fd62ce' });
 
 export const AssetReference = z

@@ -6,6 +6,7 @@ import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { contentPublishingApi } from '../../src/api/component.js';
 
@@ -21,6 +22,8 @@ export interface ApiStack {
   chain: ChainConnection;
   /** Folder of the embedded content store. */
   storeDir: string;
+  /** A client of one of the service's queues (closed with the stack), to read the jobs the api added. */
+  queue<T>(name: string): Queue<T>;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export async function startApiStack(
   })) as StartedComponent<unknown>;
   const chain = await connectChain({ url: devchain.url });
   const redis = new Redis(redisServer.url);
+  const queues: Queue[] = [];
   return {
     api,
     url: api.url,
@@ -55,7 +59,13 @@ export async function startApiStack(
     devchain,
     chain,
     storeDir,
+    queue: <T>(name: string) => {
+      const queue = new Queue<T>(name, { connection: { url: redisServer.url }, prefix: `${TEST_PREFIX}:bull` });
+      queues.push(queue as Queue);
+      return queue;
+    },
     close: async () => {
+      await Promise.all(queues.map((queue) => queue.close()));
       redis.disconnect();
       await api.stop();
       await chain.close();
@@ -67,18 +77,24 @@ export async function startApiStack(
 }
 
 /** Sends JSON and returns the status and parsed body (undefined when there is none). */
-export async function call(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  // Tests read answers field by field, each checked by an expectation.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<{ status: number; body: any; headers: Headers }> {
+export async function call(url: string, method: string, path: string, body?: unknown): Promise<Answer> {
   const response = await fetch(`${url}${path}`, {
     method,
     ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
   });
+  return answerOf(response);
+}
+
+/** An HTTP answer with its JSON body parsed. */
+export interface Answer {
+  status: number;
+  // Tests read answers field by field, each checked by an expectation.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  headers: Headers;
+}
+
+export async function answerOf(response: Response): Promise<Answer> {
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }

@@ -50,7 +50,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
     defineRoute({
       method: 'get',
       path: '/livez',
-      operationId: 'livez',
+      operationId: 'HealthController_livez',
       summary: 'Liveness: fails only when the event loop is stuck',
       tags,
       responses: {
@@ -68,7 +68,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
     defineRoute({
       method: 'get',
       path: '/readyz',
-      operationId: 'readyz',
+      operationId: 'HealthController_readyz',
       summary: 'Readiness: every required dependency answers and the component is not shutting down',
       tags,
       responses: {
@@ -90,7 +90,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
     defineRoute({
       method: 'get',
       path: '/healthz',
-      operationId: 'healthz',
+      operationId: 'HealthController_healthz',
       summary: 'Summary of version, uptime and dependency states (never any secret)',
       tags,
       responses: { 200: { description: 'Health summary', schema: health } },

@@ -6,7 +6,7 @@ export function metricsRoute(registry: Registry): Route {
   return defineRoute({
     method: 'get',
     path: '/metrics',
-    operationId: 'metrics',
+    operationId: 'PrometheusController_index',
     summary: 'Prometheus metrics',
     tags: ['health'],
     responses: {

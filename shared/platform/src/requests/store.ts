@@ -205,7 +205,9 @@ export class RequestStatusStore {
   async watch(referenceId: string, listener: RequestListener): Promise<() => void> {
     const channel = this.channel(referenceId);
     if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate();
+      // Its own connection (a subscribed connection takes no other commands); the first SUBSCRIBE waits for
+      // it to connect, even when the store's connection fails fast.
+      this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       this.subscriber.on('error', () => undefined);
       this.subscriber.on('message', (from: string, message: string) => {
         const record = JSON.parse(message) as RequestRecord;

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { startDevchain } from '@frequency-gateway/devchain';
+import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
+import { contentPublishingApi } from '../src/api/component.js';
+import { call, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
+
+interface SpecOperation {
+  method: string;
+  path: string;
+  operationId: string;
+}
+
+const spec = JSON.parse(readFileSync(new URL('fixtures/spec-operations.json', import.meta.url), 'utf8')) as {
+  operations: SpecOperation[];
+};
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('content publishing api', () => {
+  let stack: ApiStack;
+  const ready = () => fetch(`${stack.url}/readyz`).then((response) => response.status);
+  const broadcast = (text: string) =>
+    call(stack.url, 'POST', '/v1/content/2/broadcast', { content: { content: text, published: '2024-05-01' } });
+
+  beforeAll(async () => {
+    stack = await startApiStack({ READINESS_INTERVAL_MS: '200', READINESS_TIMEOUT_MS: '500' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('documents every operation of the specification with its operationId', async () => {
+    const doc = (await call(stack.url, 'GET', '/docs/swagger.json')).body as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    const missing = spec.operations.filter(
+      (operation) => doc.paths[operation.path]?.[operation.method.toLowerCase()]?.operationId !== operation.operationId,
+    );
+    expect(spec.operations).toHaveLength(19);
+    expect(missing).toEqual([]);
+    expect(doc.paths['/v1/requests/{referenceId}']?.get?.operationId).toBe('RequestControllerV1_getRequest_v1');
+    expect(doc.paths['/v1/content/{msaId}']?.delete).toMatchObject({ deprecated: true });
+  });
+
+  it('GET /dev/request/{jobId} shows a job of any queue; 404 for an unknown one', async () => {
+    const { body } = await broadcast('dev lookup');
+    const job = await call(stack.url, 'GET', `/dev/request/${body.referenceId}`);
+    expect(job.status).toBe(200);
+    expect(job.body).toMatchObject({
+      queue: 'requestQueue',
+      state: 'waiting',
+      id: body.referenceId,
+      name: 'content',
+      data: { kind: 'broadcast', msaId: '2' },
+    });
+    expect((await call(stack.url, 'GET', '/dev/request/nope')).status).toBe(404);
+  });
+
+  it('POST /dev/dummy/announcement/{queueType}/{count} queues valid requests; 400 for an unknown type', async () => {
+    for (const kind of ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone']) {
+      const answer = await call(stack.url, 'POST', `/dev/dummy/announcement/${kind}/2`);
+      expect(answer.status).toBe(201);
+      expect(answer.body.referenceIds).toHaveLength(2);
+      const job = await call(stack.url, 'GET', `/dev/request/${answer.body.referenceIds[0]}`);
+      expect(job.body.data.kind).toBe(kind);
+    }
+    const unknown = await call(stack.url, 'POST', '/dev/dummy/announcement/poll/1');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toEqual([expect.stringMatching(/^params\.queueType: /)]);
+    expect((await call(stack.url, 'POST', '/dev/dummy/announcement/broadcast/0')).status).toBe(400);
+  });
+
+  it('has no /dev routes outside ENVIRONMENT=dev', async () => {
+    const production = (await startComponent(contentPublishingApi, {
+      env: {
+        REDIS_URL: stack.redisServer.url,
+        FREQUENCY_API_WS_URL: stack.devchain.url,
+        PROVIDER_ID: '1',
+        IPFS_EMBEDDED_DIR: stack.storeDir,
+        CACHE_KEY_PREFIX: TEST_PREFIX,
+        ENVIRONMENT: 'production',
+      },
+      port: 0,
+      logDestination: new PassThrough().resume(),
+    })) as StartedComponent<unknown>;
+    try {
+      expect((await call(production.url, 'GET', '/dev/request/x')).status).toBe(404);
+      expect((await call(production.url, 'POST', '/dev/dummy/announcement/broadcast/1')).status).toBe(404);
+      const doc = (await call(production.url, 'GET', '/docs/swagger.json')).body as { paths: object };
+      expect(Object.keys(doc.paths).filter((path) => path.startsWith('/dev'))).toEqual([]);
+    } finally {
+      await production.stop();
+    }
+  });
+
+  it('is not ready while the chain is away, answers 503 where it needs it, and recovers by itself', async () => {
+    expect(await waitFor(ready, (status) => status === 200)).toBe(200);
+    const port = stack.devchain.port;
+    await stack.devchain.close();
+    expect(await waitFor(ready, (status) => status === 503)).toBe(503);
+    const health = (await call(stack.url, 'GET', '/healthz')).body as { checks: Record<string, { status: string }> };
+    expect(health.checks.chain?.status).toBe('down');
+    const needsChain = await call(stack.url, 'POST', '/v3/content/on-chain', {
+      schemaId: 9999,
+      payload: '0x01',
+      published: '2024-05-01',
+    });
+    expect(needsChain.status).toBe(503);
+    // Requests that need no chain read are still accepted.
+    expect((await broadcast('while the chain is away')).status).toBe(202);
+    stack.devchain = await startDevchain({ port });
+    expect(await waitFor(ready, (status) => status === 200, 30_000)).toBe(200);
+  }, 90_000);
+
+  it('answers 503 and keeps nothing while Redis is away, then recovers by itself', async () => {
+    await stack.redisServer.kill('SIGKILL');
+    expect(await waitFor(ready, (status) => status === 503)).toBe(503);
+    const refused = await broadcast('while Redis is away');
+    expect(refused.status).toBe(503);
+    expect(refused.body.message).toMatch(/could not be queued/);
+    await stack.redisServer.restart();
+    expect(await waitFor(ready, (status) => status === 200, 30_000)).toBe(200);
+    expect((await broadcast('after Redis is back')).status).toBe(202);
+  }, 90_000);
+});
