@@ -100,6 +100,9 @@ async function main(): Promise<void> {
     ...process.env,
     REDIS_URL: redisUrl,
     FREQUENCY_API_WS_URL: chainUrl,
+    // The devchain's provider: //Alice controls MSA 1.
+    PROVIDER_ID: process.env.PROVIDER_ID ?? '1',
+    PROVIDER_ACCOUNT_SEED_PHRASE: process.env.PROVIDER_ACCOUNT_SEED_PHRASE ?? '//Alice',
     ...(ipfs ? { IPFS_EMBEDDED_DIR: ipfs.dir, IPFS_GATEWAY_URL: `${ipfs.gateway.url}/ipfs/[CID]` } : {}),
     ENVIRONMENT: process.env.ENVIRONMENT ?? 'dev',
     LOG_PRETTY: process.env.LOG_PRETTY ?? String(tty),

@@ -1,89 +1,109 @@
-// Upload benchmark: a large file through POST /v2/asset/upload against adding the same bytes to the same kind of
-// store directly, in one run; plus the api process's peak RSS growth while the upload streams through it.
-import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+// Benchmarks of the content publishing api, each against a baseline measured in the same run:
+// - broadcast intake: requests per second and p99 latency at saturation, against a bare Express handler that
+//   parses the same body and does one Redis LPUSH (goal ≥ 0.5);
+// - upload throughput: a large file through POST /v2/asset/upload against adding the same bytes to the same
+//   kind of store directly (goal ≥ 0.8), with the api process's peak RSS growth (goal < 64 MiB).
+// The api and the baseline run as processes of their own, as they are deployed.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { startDevchain } from '@frequency-gateway/devchain';
 import { startRedisServer } from '@frequency-gateway/devstack';
-import { startComponent } from '@frequency-gateway/platform';
 import { EmbeddedStore } from '@frequency-gateway/storage';
-import { contentPublishingApi } from '../src/api/component.js';
+import { generatedBytes, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
 
-const TOTAL = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
-const CHUNK = 64 * 1024;
+const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_BYTES ?? 512 * 1024 ** 2);
+const INTAKE_SECONDS = Number(process.env.BENCH_INTAKE_SECONDS ?? 10);
 const MiB = 1024 * 1024;
 
-async function* source(): AsyncGenerator<Uint8Array> {
-  for (let at = 0, n = 0; at < TOTAL; at += CHUNK, n++) {
-    const chunk = new Uint8Array(Math.min(CHUNK, TOTAL - at)).fill(n % 251);
-    new DataView(chunk.buffer).setUint32(0, n);
-    yield chunk;
-  }
-}
+const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
 
-const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(50)}${value}\n`);
-
-async function sampled<T>(run: () => Promise<T>) {
-  globalThis.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
-  const started = performance.now();
-  const result = await run();
-  clearInterval(timer);
-  return { result, seconds: (performance.now() - started) / 1000, rssGrowth: peak - before };
-}
-
-/** Streams one multipart file part to the api without buffering it. */
-function upload(url: string): Promise<string> {
-  const boundary = 'bench-boundary';
-  async function* body() {
-    yield Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-    );
-    yield* source();
-    yield Buffer.from(`\r\n--${boundary}--\r\n`);
-  }
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/v2/asset/upload`, {
-      method: 'POST',
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
-    });
-    req.once('response', (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.once('end', () => resolve(text));
-    });
-    req.once('error', reject);
-    pipeline(Readable.from(body()), req).catch(reject);
+/** Saturates one route with distinct broadcast bodies (each a new request) and reports throughput and p99. */
+async function saturate(url: string): Promise<{ rps: number; p99: number; errors: number }> {
+  let n = 0;
+  const result = await autocannon({
+    url: `${url}/v1/content/2/broadcast`,
+    method: 'POST',
+    connections: 32,
+    duration: INTAKE_SECONDS,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            content: {
+              content: `Benchmark broadcast ${n++}`,
+              published: '2024-05-01T12:00:00Z',
+              tag: [{ type: 'hashtag', name: 'bench' }],
+              location: { name: 'Bench', latitude: 1, longitude: 2 },
+            },
+          }),
+        }),
+      },
+    ],
   });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors };
 }
 
 const redis = await startRedisServer();
-const apiDir = mkdtempSync(join(tmpdir(), 'upload-bench-api-'));
-const directDir = mkdtempSync(join(tmpdir(), 'upload-bench-direct-'));
-const api = await startComponent(contentPublishingApi, {
-  env: { REDIS_URL: redis.url, IPFS_EMBEDDED_DIR: apiDir, FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(TOTAL + 1) },
-  port: 0,
-  logDestination: new PassThrough().resume(),
-});
-const direct = new EmbeddedStore(directDir);
-const baseline = await sampled(() => direct.add(source()));
-const viaApi = await sampled(() => upload(api.url));
-line(
-  `upload of ${(TOTAL / MiB).toFixed(0)} MiB, baseline: store.add directly`,
-  `${(TOTAL / MiB / baseline.seconds).toFixed(0)} MiB/s`,
+const devchain = await startDevchain();
+const apiDir = mkdtempSync(join(tmpdir(), 'bench-api-'));
+const directDir = mkdtempSync(join(tmpdir(), 'bench-direct-'));
+// The api as the image runs it (compiled JavaScript) when it has been built, else from its sources.
+const compiled = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
+const api = await spawnApi(
+  {
+    REDIS_URL: redis.url,
+    FREQUENCY_API_WS_URL: devchain.url,
+    PROVIDER_ID: '1',
+    IPFS_EMBEDDED_DIR: apiDir,
+    FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(UPLOAD_BYTES + 1),
+  },
+  { compiled },
 );
-line('through POST /v2/asset/upload', `${(TOTAL / MiB / viaApi.seconds).toFixed(0)} MiB/s`);
-line('ratio api / direct throughput (goal ≥ 0.8)', (baseline.seconds / viaApi.seconds).toFixed(2));
-line('peak RSS growth, direct', `${(baseline.rssGrowth / MiB).toFixed(1)} MiB`);
-line('peak RSS growth, through the api (goal < 64 MiB)', `${(viaApi.rssGrowth / MiB).toFixed(1)} MiB`);
-line('answer', viaApi.result.slice(0, 120));
-await direct.close();
-await api.stop();
-await redis.stop();
-rmSync(apiDir, { recursive: true, force: true });
-rmSync(directDir, { recursive: true, force: true });
+line('api run from', compiled ? 'dist/ (compiled)' : 'src/ through tsx (run `make build` to measure the compiled api)');
+const baselineServer = await spawnServer([fileURLToPath(new URL('baseline.ts', import.meta.url))], {
+  REDIS_URL: redis.url,
+});
+
+try {
+  await saturate(baselineServer.url); // warm-up of both, so neither pays for JIT in its measured run
+  await saturate(api.url);
+  const bare = await saturate(baselineServer.url);
+  const intake = await saturate(api.url);
+  line('broadcast intake, baseline: bare Express + LPUSH', `${bare.rps.toFixed(0)} req/s, p99 ${bare.p99} ms`);
+  line('broadcast intake, POST /v1/content/{msaId}/broadcast', `${intake.rps.toFixed(0)} req/s, p99 ${intake.p99} ms`);
+  line('ratio api / baseline requests per second (goal ≥ 0.5)', (intake.rps / bare.rps).toFixed(2));
+  line('non-2xx answers or errors (api, baseline)', `${intake.errors}, ${bare.errors}`);
+
+  const direct = new EmbeddedStore(directDir);
+  let started = performance.now();
+  await direct.add(generatedBytes(UPLOAD_BYTES));
+  const directSeconds = (performance.now() - started) / 1000;
+  await direct.close();
+  api.resetPeak();
+  const before = api.memory();
+  started = performance.now();
+  const answer = await streamUpload(api.url, UPLOAD_BYTES);
+  const apiSeconds = (performance.now() - started) / 1000;
+  const after = api.memory();
+  const size = `${(UPLOAD_BYTES / MiB).toFixed(0)} MiB`;
+  line(`upload of ${size}, baseline: store.add directly`, `${(UPLOAD_BYTES / MiB / directSeconds).toFixed(0)} MiB/s`);
+  line(
+    'upload through POST /v2/asset/upload',
+    `${(UPLOAD_BYTES / MiB / apiSeconds).toFixed(0)} MiB/s (${answer.status})`,
+  );
+  line('ratio api / direct throughput (goal ≥ 0.8)', (directSeconds / apiSeconds).toFixed(2));
+  line('api peak RSS growth during the upload (goal < 64 MiB)', `${((after.peak - before.rss) / MiB).toFixed(1)} MiB`);
+} finally {
+  await api.stop();
+  await baselineServer.stop();
+  await devchain.close();
+  await redis.stop();
+  rmSync(apiDir, { recursive: true, force: true });
+  rmSync(directDir, { recursive: true, force: true });
+}
 process.exit(0);

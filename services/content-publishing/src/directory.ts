@@ -54,7 +54,6 @@ export class SchemaDirectory {
 
   /** Largest message payload the chain stores on chain, in bytes. */
   async maxOnChainPayloadBytes(): Promise<number> {
-    const connection = await this.chain.ready(this.options.readyTimeoutMs);
-    return (connection.api.consts.messages.messagesMaxPayloadSizeBytes as unknown as { toNumber(): number }).toNumber();
+    return (await this.queries()).maxMessagePayloadBytes();
   }
 }

@@ -154,6 +154,11 @@ export class ChainQueries {
     };
   }
 
+  /** Largest payload `messages.addOnchainMessage` stores, in bytes. */
+  maxMessagePayloadBytes(): number {
+    return this.api.consts.messages.messagesMaxPayloadSizeBytes.toNumber();
+  }
+
   async capacity(msaId: bigint | number): Promise<CapacityInfo | undefined> {
     const ledger = await this.api.query.capacity.capacityLedger(msaId);
     if (ledger.isNone) return undefined;

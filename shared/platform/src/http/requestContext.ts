@@ -5,7 +5,7 @@ import type { Logger } from '../logging/index.js';
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Requests that probes and scrapers make every few seconds; logged at debug so they do not drown the rest. */
+/** Requests that probes and scrapers make every few seconds; logged at debug, whatever their status, so they do not drown the rest. */
 const QUIET_PATHS = new Set(['/livez', '/readyz', '/healthz', '/metrics']);
 
 declare module 'express-serve-static-core' {
@@ -37,8 +37,9 @@ export function requestContext(logger: Logger, duration: Histogram<'method' | 'r
       const status = res.writableFinished ? res.statusCode : 499;
       duration.observe({ method: req.method, route, status: String(status) }, seconds);
       const line = { method: req.method, path: req.path, route, status, durationMs: Math.round(seconds * 1000) };
-      if (status >= 500) req.log.error(line, 'request failed');
-      else if (QUIET_PATHS.has(req.path)) req.log.debug(line, 'request');
+      // A probe's 503 is the answer it asks for; the readiness controller logs each dependency change once.
+      if (QUIET_PATHS.has(req.path)) req.log.debug(line, 'request');
+      else if (status >= 500) req.log.error(line, 'request failed');
       else if (status >= 400) req.log.warn(line, 'request rejected');
       else req.log.info(line, 'request');
     });

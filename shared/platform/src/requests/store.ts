@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /** A step of a request's life, as the history lists it. */
@@ -96,6 +97,8 @@ redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
 return 1
 `;
 
+const SHAS: Record<string, string> = {};
+
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 function encodeFields(fields: Record<string, unknown>): string[] {
@@ -129,6 +132,17 @@ export class RequestStatusStore {
     this.finals = options.finalStates.map((state) => JSON.stringify(state));
   }
 
+  /** Runs a script by its SHA (EVALSHA), sending its text only the first time Redis does not know it. */
+  private async run(script: string, ...args: (string | number)[]): Promise<unknown> {
+    const sha = (SHAS[script] ??= createHash('sha1').update(script).digest('hex'));
+    try {
+      return await this.redis.evalsha(sha, 2, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return this.redis.eval(script, 2, ...args);
+    }
+  }
+
   private keys(referenceId: string): [string, string] {
     const key = `${this.options.prefix}:request:${referenceId}`;
     return [key, `${key}:history`];
@@ -151,9 +165,8 @@ export class RequestStatusStore {
     fields: { state: string } & Record<string, unknown>,
     restartFrom: readonly string[] = [],
   ): Promise<'created' | 'restarted' | 'existing'> {
-    const outcome = (await this.redis.eval(
+    const outcome = (await this.run(
       CREATE,
-      2,
       ...this.keys(referenceId),
       this.options.ttlSeconds,
       this.channel(referenceId),
@@ -170,9 +183,8 @@ export class RequestStatusStore {
    * or when it is already final (a late or repeated step changes nothing).
    */
   async update(referenceId: string, state: string, details: Record<string, unknown> = {}): Promise<boolean> {
-    const outcome = (await this.redis.eval(
+    const outcome = (await this.run(
       UPDATE,
-      2,
       ...this.keys(referenceId),
       this.options.ttlSeconds,
       this.channel(referenceId),
