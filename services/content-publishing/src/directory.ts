@@ -6,8 +6,7 @@ import { ChainQueries, type Intent, type OpeningChain, type Schema } from '@freq
  * with it "the latest schema of dsnp.broadcast") is refreshed after `intentTtlMs`.
  */
 export class SchemaDirectory {
-  private readonly schemas = new Map<number, Promise<Schema | undefined>>();
-  private readonly intents = new Map<string, { at: number; intent: Promise<Intent | undefined> }>();
+  private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
 
   constructor(
     private readonly chain: OpeningChain,
@@ -19,37 +18,30 @@ export class SchemaDirectory {
     return new ChainQueries(connection.api);
   }
 
-  async schema(schemaId: number): Promise<Schema | undefined> {
-    let found = this.schemas.get(schemaId);
-    if (!found) {
-      found = this.queries().then((queries) => queries.schema(schemaId));
-      this.schemas.set(schemaId, found);
-    }
+  /** One read per key at a time, kept for `ttlMs`; absence and failures are not kept (they may change soon). */
+  private async cached<T>(key: string, ttlMs: number, read: (queries: ChainQueries) => Promise<T | undefined>) {
+    const entry = this.cache.get(key);
+    if (entry && Date.now() - entry.at < ttlMs) return entry.value as Promise<T | undefined>;
+    const value = this.queries().then(read);
+    this.cache.set(key, { at: Date.now(), value });
     try {
-      const schema = await found;
-      // Absence is not cached: the schema may be registered a moment later.
-      if (!schema) this.schemas.delete(schemaId);
-      return schema;
+      const found = await value;
+      if (found === undefined) this.cache.delete(key);
+      return found;
     } catch (error) {
-      this.schemas.delete(schemaId);
+      this.cache.delete(key);
       throw error;
     }
   }
 
-  async intentByName(name: string): Promise<Intent | undefined> {
-    const key = name.toLowerCase();
-    const cached = this.intents.get(key);
-    if (cached && Date.now() - cached.at < this.options.intentTtlMs) return cached.intent;
-    const intent = this.queries().then((queries) => queries.intentByName(name));
-    this.intents.set(key, { at: Date.now(), intent });
-    try {
-      const found = await intent;
-      if (!found) this.intents.delete(key);
-      return found;
-    } catch (error) {
-      this.intents.delete(key);
-      throw error;
-    }
+  schema(schemaId: number): Promise<Schema | undefined> {
+    return this.cached(`schema:${schemaId}`, Number.POSITIVE_INFINITY, (queries) => queries.schema(schemaId));
+  }
+
+  intentByName(name: string): Promise<Intent | undefined> {
+    return this.cached(`intent:${name.toLowerCase()}`, this.options.intentTtlMs, (queries) =>
+      queries.intentByName(name),
+    );
   }
 
   /** Largest message payload the chain stores on chain, in bytes. */
