@@ -46,8 +46,5 @@ export default {
   testTimeout: 30_000,
   // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.
   openHandlesTimeout: 3_000,
-  // Known defect, to fix: after the node goes away and comes back, a closed @polkadot/api connection keeps
-  // retrying its WebSocket (content-publishing api.test, "chain is away"), which would hold the run open.
-  forceExit: true,
   reporters: ['default', '<rootDir>/tools/jestSummary.js'],
 };

@@ -8,7 +8,13 @@ describe('readiness follows Redis', () => {
     const component = await startTestComponent(testComponent, { REDIS_URL: redis.url });
     const status = async (path: string) => (await fetch(`${component.url}${path}`)).status;
     let livezFailures = 0;
-    const liveness = setInterval(() => void status('/livez').then((s) => (livezFailures += s === 200 ? 0 : 1)), 100);
+    let probing: Promise<unknown> = Promise.resolve();
+    const liveness = setInterval(() => {
+      probing = status('/livez').then(
+        (s) => (livezFailures += s === 200 ? 0 : 1),
+        () => (livezFailures += 1),
+      );
+    }, 100);
     try {
       await eventually(async () => (await status('/readyz')) === 200, 5000);
 
@@ -32,6 +38,8 @@ describe('readiness follows Redis', () => {
       expect(transitions).toHaveLength(3);
     } finally {
       clearInterval(liveness);
+      // Let the last liveness request finish before the server goes away.
+      await probing;
       await component.stop();
       await redis.stop();
     }

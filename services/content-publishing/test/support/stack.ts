@@ -51,7 +51,7 @@ export async function startApiStack(
   const chain = await connectChain({ url: devchain.url });
   const redis = new Redis(redisServer.url);
   const queues: Queue[] = [];
-  return {
+  const stack: ApiStack = {
     api,
     url: api.url,
     redisServer,
@@ -69,11 +69,13 @@ export async function startApiStack(
       redis.disconnect();
       await api.stop();
       await chain.close();
-      await devchain.close();
+      // A test may have replaced the devchain (stopped and restarted on the same port): close the current one.
+      await stack.devchain.close();
       await redisServer.stop();
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
+  return stack;
 }
 
 /** Sends JSON and returns the status and parsed body (undefined when there is none). */
