@@ -36,6 +36,7 @@ export default {
     project('devchain', '<rootDir>/shared/devchain'),
     project('chain', '<rootDir>/shared/chain'),
     project('storage', '<rootDir>/shared/storage'),
+    project('webhooks', '<rootDir>/shared/webhooks'),
     project('dsnp', '<rootDir>/shared/dsnp'),
     project('account', '<rootDir>/services/account'),
     project('content-publishing', '<rootDir>/services/content-publishing'),

@@ -2,3 +2,4 @@ export * from './freePort.js';
 export * from './findExecutable.js';
 export * from './redisServer.js';
 export * from './kubo.js';
+export * from './webhookReceiver.js';

@@ -1,9 +1,10 @@
-import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { DelayedError, Queue, Worker, type AdvancedOptions, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import { openRedis } from '../redis/index.js';
 
+export { DelayedError } from 'bullmq';
 export type { Job, JobsOptions } from 'bullmq';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
@@ -11,6 +12,8 @@ const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-chil
 export interface JobContext {
   /** Logger carrying the queue name and job id. */
   log: Logger;
+  /** The worker's lock token for the job (for `job.moveToDelayed(timestamp, token)`). */
+  token: string | undefined;
 }
 
 export type JobProcessor<T, R> = (job: Job<T, R>, context: JobContext) => Promise<R>;
@@ -25,6 +28,8 @@ export interface JobQueuesOptions {
 
 export interface WorkerOptions {
   concurrency?: number;
+  /** BullMQ worker settings, e.g. a custom `backoffStrategy` for jobs with `backoff: {type: <custom>}`. */
+  settings?: AdvancedOptions;
 }
 
 /**
@@ -107,24 +112,34 @@ export class JobQueues {
     const logger = this.options.logger;
     const worker = new Worker<T, R>(
       name,
-      async (job) => {
+      async (job, token) => {
         const log = logger.child({ queue: name, jobId: job.id });
         const started = process.hrtime.bigint();
-        const observe = (outcome: 'completed' | 'failed') => {
+        const observe = (outcome: 'completed' | 'failed' | 'delayed') => {
           this.outcomes.inc({ queue: name, outcome });
           this.durations.observe({ queue: name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
         };
         try {
-          const result = await processor(job, { log });
+          const result = await processor(job, { log, token });
           observe('completed');
           return result;
         } catch (error) {
+          // The processor put the job back to wait (moveToDelayed): not a failure.
+          if (error instanceof DelayedError) {
+            observe('delayed');
+            throw error;
+          }
           observe('failed');
           log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'job failed');
           throw error;
         }
       },
-      { connection: this.consumerConnection, prefix: this.prefix, concurrency: options.concurrency ?? 1 },
+      {
+        connection: this.consumerConnection,
+        prefix: this.prefix,
+        concurrency: options.concurrency ?? 1,
+        ...(options.settings ? { settings: options.settings } : {}),
+      },
     );
     worker.on('error', (error) => logger.warn({ queue: name, err: error }, 'worker error'));
     this.workers.push(worker);

@@ -1,0 +1,58 @@
+import { PassThrough } from 'node:stream';
+import { createLogger, JobQueues, Registry, type Logger } from '@frequency-gateway/platform';
+import { WebhookDelivery, type DeliveryOutcome, type WebhookSettings } from '../../src/index.js';
+
+/** Small delays, so that retries take a fraction of a second. */
+export function testSettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
+  return { maxAttempts: 5, retryBaseMs: 100, retryMaxMs: 5_000, timeoutMs: 2_000, concurrency: 5, ...overrides };
+}
+
+/** A logger whose JSON lines are kept in memory (debug level, so nothing is filtered out). */
+export function capturedLogger(): { logger: Logger; text(): string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const logger = createLogger({ component: 'webhooks-test', level: 'debug', pretty: false, destination: stream });
+  return { logger, text: () => text };
+}
+
+/** One process's delivery: its own JobQueues, metrics and WebhookDelivery. */
+export interface DeliveryProcess {
+  queues: JobQueues;
+  metrics: Registry;
+  delivery: WebhookDelivery;
+  outcomes(): Promise<Record<DeliveryOutcome, number>>;
+  close(): Promise<void>;
+}
+
+export function openDelivery(
+  redisUrl: string,
+  keyPrefix: string,
+  settings: WebhookSettings,
+  logger: Logger = capturedLogger().logger,
+): DeliveryProcess {
+  const metrics = new Registry();
+  const queues = new JobQueues({ redisUrl, keyPrefix, logger, metrics });
+  const delivery = new WebhookDelivery({ queues, settings, logger, metrics });
+  return {
+    queues,
+    metrics,
+    delivery,
+    outcomes: async () => {
+      const counts: Record<DeliveryOutcome, number> = { delivered: 0, retry: 0, dead_letter: 0 };
+      const metric = await metrics.getSingleMetric('webhook_deliveries_total')?.get();
+      for (const { labels, value } of metric?.values ?? []) counts[labels.outcome as DeliveryOutcome] = value;
+      return counts;
+    },
+    close: () => queues.close(1_000),
+  };
+}
+
+/** Polls until `check` returns true; fails after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
