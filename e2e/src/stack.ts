@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { freePort, startKubo, startRedisServer } from '@frequency-gateway/devstack';
+import { spawnDevchain } from '@frequency-gateway/devchain';
+import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
 import { provisionProvider } from './provider.js';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 
@@ -101,35 +99,9 @@ async function containerStack(options: StackOptions): Promise<Stack> {
   }
 }
 
-/** The devchain CLI as its own process, on a free port; resolves with its WebSocket URL once it listens. */
-async function startDevchainProcess(options: StackOptions): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const root = fileURLToPath(new URL('../../shared/devchain/', import.meta.url));
-  const args = ['--import', 'tsx', '--conditions=source', 'src/cli.ts', '--port', String(port)];
-  args.push('--sealing', options.sealing ?? 'instant', '--finality-lag', String(options.finalityLag ?? 0));
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines: string[] = [];
-    child.stderr?.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /listening on (ws:\/\/\S+)/.exec(line);
-      if (match) resolve(match[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`devchain exited with ${code}: ${lines.join('').slice(-800)}`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 async function localStack(options: StackOptions): Promise<Stack> {
-  const results = await Promise.allSettled([startDevchainProcess(options), startRedisServer(), startKubo()] as const);
+  const chainOptions = { sealing: options.sealing ?? 'instant', finalityLag: options.finalityLag ?? 0 } as const;
+  const results = await Promise.allSettled([spawnDevchain(chainOptions), startRedisServer(), startKubo()] as const);
   const stops = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop] : []));
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) {
@@ -137,7 +109,7 @@ async function localStack(options: StackOptions): Promise<Stack> {
     throw failed.reason;
   }
   const [chain, redis, kubo] = results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [
-    Awaited<ReturnType<typeof startDevchainProcess>>,
+    Awaited<ReturnType<typeof spawnDevchain>>,
     Awaited<ReturnType<typeof startRedisServer>>,
     Awaited<ReturnType<typeof startKubo>>,
   ];

@@ -1,4 +1,4 @@
-import { RequestStatusStore } from '@frequency-gateway/platform';
+import { RequestStatusStore, variable } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
@@ -10,6 +10,20 @@ export const REQUEST_STATES = ['queued', 'processing', 'batched', 'submitted', '
 export type RequestState = (typeof REQUEST_STATES)[number];
 
 export const FINAL_STATES: readonly RequestState[] = ['finalized', 'failed'];
+
+/** The request status variables, the same for the api (which creates records) and the worker (which moves them). */
+export function requestStatusVariables() {
+  return {
+    REQUEST_STATUS_TTL_SECONDS: variable(
+      z.coerce
+        .number()
+        .int()
+        .positive()
+        .default(30 * 24 * 3600),
+      'How long GET /v1/requests/{referenceId} remembers a request after its last change',
+    ),
+  };
+}
 
 export function requestStatusStore(redis: Redis, prefix: string, ttlSeconds: number): RequestStatusStore {
   return new RequestStatusStore(redis, { prefix, ttlSeconds, finalStates: FINAL_STATES });

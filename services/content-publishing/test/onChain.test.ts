@@ -1,16 +1,12 @@
-import { ChainQueries, loadProviderKey, SignedPayloads } from '@frequency-gateway/chain';
-import { Keyring } from '@polkadot/keyring';
-import { u8aToHex } from '@polkadot/util';
+import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { parseExtraGenesis } from '@frequency-gateway/devchain';
-import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Queue } from 'bullmq';
 import type { OnChainJob } from '../src/jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
+import { createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { call, startApiStack, type ApiStack } from './support/stack.js';
 
-/** The first intent and schema created after genesis get this id. */
-const ON_CHAIN = 16001;
-const AVRO = JSON.stringify({ type: 'record', name: 'Note', fields: [{ name: 'n', type: 'int' }] });
+const ON_CHAIN = FIRST_NEW_ID;
 const PUBLISHED = '2024-05-01T12:00:00Z';
 
 describe('on-chain content', () => {
@@ -36,28 +32,9 @@ describe('on-chain content', () => {
     );
     publish = stack.queue(CONTENT_PUBLISHING_QUEUES.publish);
     const { api } = stack.chain;
-    const alice = await loadProviderKey('//Alice');
-    const asAlice = (call: SubmittableExtrinsic<'promise'>) =>
-      new Promise<void>((resolve, reject) => {
-        call
-          .signAndSend(alice.address, { signer: alice.signer }, (result) => {
-            if (result.status.isFinalized) resolve();
-          })
-          .catch(reject);
-      });
-    const sudo = api.tx.sudo.sudo;
-    await asAlice(sudo(api.tx.schemas.createIntentViaGovernance(alice.address, 'OnChain', [], 'test.on-chain')));
-    await asAlice(sudo(api.tx.schemas.createSchemaViaGovernanceV3(alice.address, ON_CHAIN, AVRO, 'AvroBinary')));
+    await createOnChainIntent(api, 'test.on-chain');
     // Dave delegates the new intent to the provider (Eve keeps only her genesis delegation).
-    const daveKey = new Keyring({ type: 'sr25519' }).addFromUri('//Dave');
-    const best = (await api.rpc.chain.getHeader()).number.toNumber();
-    const grant = new SignedPayloads(api).addProvider({
-      authorizedMsaId: 1,
-      intentIds: [2, ON_CHAIN],
-      expiration: best + 50,
-    });
-    const proof = { Sr25519: u8aToHex(daveKey.sign(SignedPayloads.signingBytes(grant).wrapped)) };
-    await asAlice(api.tx.msa.grantDelegation(daveKey.address, proof, grant as never));
+    await grantIntents(api, '//Dave', [2, ON_CHAIN]);
     const queries = new ChainQueries(api);
     dave = (await queries.msaIdOf((await loadProviderKey('//Dave')).address))!;
     eve = (await queries.msaIdOf((await loadProviderKey('//Eve')).address))!;

@@ -43,3 +43,4 @@ export {
   type Pausable,
 } from './capacity.js';
 export { connectAsProvider, type ProviderChain } from './providerChain.js';
+export { messageCalls } from './calls.js';

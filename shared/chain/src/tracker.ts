@@ -1,5 +1,5 @@
 import type { ApiPromise } from '@polkadot/api';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {
@@ -46,6 +46,7 @@ interface PendingRecord {
 export class TransactionTracker {
   private readonly pendingKey: string;
   private readonly scannedKey: string;
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly api: ApiPromise,
@@ -60,11 +61,32 @@ export class TransactionTracker {
     return `${this.options.prefix}:tx:jobs:${hash}`;
   }
 
-  /** Records a signed transaction and the jobs it carries; call before submitting it. */
-  async record(transaction: SignedTransaction, jobs: string[]): Promise<void> {
+  /**
+   * Records a signed transaction and the jobs it carries; call before submitting it. `also` adds the caller's
+   * own writes to the same MULTI, so the caller's bookkeeping and the record exist together or not at all.
+   */
+  async record(
+    transaction: SignedTransaction,
+    jobs: string[],
+    also?: (multi: ChainableCommander) => void,
+  ): Promise<void> {
     const record: PendingRecord = { birth: transaction.birth, death: transaction.death, nonce: transaction.nonce };
     const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
     if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
+    also?.(multi);
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  /**
+   * Drops the record of a transaction the node refused at submission (it can never be included), with the
+   * caller's own writes in the same MULTI. Never call it when the submission's fate is unknown (a dropped
+   * connection): the scan settles those.
+   */
+  async forget(txHash: string, also?: (multi: ChainableCommander) => void): Promise<void> {
+    const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash));
+    also?.(multi);
     await multi.exec();
   }
 
@@ -123,10 +145,21 @@ export class TransactionTracker {
         options.onError?.(error);
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.intervalMs ?? 1_000);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(wake, options.intervalMs ?? 1_000);
+        this.wake = wake;
+        signal.addEventListener('abort', wake, { once: true });
       });
     }
+  }
+
+  /** Ends the wait of `scanUntil` now (call it when a block is finalized, so outcomes arrive without delay). */
+  nudge(): void {
+    this.wake?.();
   }
 
   private async scanBlock(number: number, pending: Map<string, PendingRecord>): Promise<void> {

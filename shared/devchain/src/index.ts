@@ -9,3 +9,4 @@ export {
   type ExtraGenesis,
   type ExtraGenesisInput,
 } from './genesis/extraGenesis.js';
+export { spawnDevchain, type DevchainProcess, type DevchainProcessOptions } from './process.js';

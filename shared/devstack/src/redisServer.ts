@@ -21,6 +21,11 @@ export interface RedisServerOptions {
   port?: number;
   /** Where the server keeps its files; a fresh temporary folder by default. */
   dir?: string;
+  /**
+   * Keep the data in an append-only file, as the Helm chart runs Redis, so that a restart (or `kill` and
+   * `restart`) keeps it: `always` fsyncs every write, `everysec` once a second. Default: nothing is kept.
+   */
+  appendOnly?: 'always' | 'everysec';
 }
 
 export interface LocalRedis {
@@ -52,7 +57,7 @@ function waitForReady(child: ChildProcess, port: number): Promise<void> {
   });
 }
 
-/** Runs a private redis-server on a free loopback port, for tests and `make dev`. Nothing is persisted. */
+/** Runs a private redis-server on a free loopback port, for tests and `make dev`. Nothing is persisted unless asked. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<LocalRedis> {
   const binary = process.env.REDIS_SERVER_BIN ?? findExecutable('redis-server');
   if (!binary) throw new ToolMissingError('redis-server', REDIS_INSTALL_HINT);
@@ -62,7 +67,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   let child: ChildProcess | undefined;
 
   const launch = async () => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir];
+    if (options.appendOnly) args.push('--appendonly', 'yes', '--appendfsync', options.appendOnly);
+    else args.push('--appendonly', 'no');
     if (options.password) args.push('--requirepass', options.password);
     child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     await waitForReady(child, port);

@@ -13,7 +13,7 @@ import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { SchemaDirectory } from '../directory.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { requestRecordSchema, requestStatusStore } from '../requests.js';
+import { requestRecordSchema, requestStatusStore, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
 import { AssetCatalog, BATCH_MIME_TYPES, uploadMiddleware } from './assets.js';
 import { assetRoutes } from './assetRoutes.js';
@@ -36,14 +36,7 @@ export const contentPublishingApiConfig = {
     z.coerce.number().int().positive().default(10),
     'Most files one upload request may carry',
   ),
-  REQUEST_STATUS_TTL_SECONDS: variable(
-    z.coerce
-      .number()
-      .int()
-      .positive()
-      .default(30 * 24 * 3600),
-    'How long GET /v1/requests/{referenceId} remembers a request after its last change',
-  ),
+  ...requestStatusVariables(),
 };
 
 /** How long a route waits for a chain that is still connecting before answering 503. */

@@ -16,7 +16,8 @@ export interface ApiProcess {
   memory(): { rss: number; peak: number };
   /** Starts a new peak from the current RSS (Linux clear_refs), so the next peak measures what follows. */
   resetPeak(): void;
-  stop(): Promise<void>;
+  /** SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves when it has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 function statusField(pid: number, field: string): number {
@@ -31,18 +32,23 @@ export function spawnApi(env: Record<string, string>, options: { compiled?: bool
   return options.compiled ? spawnServer([BUILT_MAIN, 'api'], env, { node: [] }) : spawnServer([MAIN, 'api'], env);
 }
 
+/** The worker from its sources, its health port on a free port. */
+export function spawnWorker(env: Record<string, string>): Promise<ApiProcess> {
+  return spawnServer([MAIN, 'worker'], env, { portVariable: 'WORKER_API_PORT' });
+}
+
 /**
- * Runs an HTTP server (TypeScript through tsx unless other `node` options are given) as a child process on a free port (given as API_PORT) and resolves once its
- * /livez answers.
+ * Runs an HTTP server (TypeScript through tsx unless other `node` options are given) as a child process on a
+ * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers.
  */
 export async function spawnServer(
   args: string[],
   env: Record<string, string>,
-  options: { node?: string[] } = {},
+  options: { node?: string[]; portVariable?: string } = {},
 ): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(options.node ?? ['--import', 'tsx', '--conditions=source']), ...args], {
-    env: { ...process.env, ...env, API_PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, [options.portVariable ?? 'API_PORT']: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -64,8 +70,8 @@ export async function spawnServer(
     pid,
     memory: () => ({ rss: statusField(pid, 'VmRSS'), peak: statusField(pid, 'VmHWM') }),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
-    stop: async () => {
-      child.kill('SIGTERM');
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
   };

@@ -19,6 +19,7 @@ type JsonSchema = {
   maximum?: number;
   exclusiveMinimum?: number;
   anyOf?: JsonSchema[];
+  default?: unknown;
 };
 
 function typeOf(schema: JsonSchema): string {
@@ -44,7 +45,13 @@ export function describeVariable(name: string, variable: Variable): VariableRefe
     description: variable.description,
   };
   if (unset.success && unset.data !== undefined) {
-    const value = typeof unset.data === 'string' ? unset.data : JSON.stringify(unset.data);
+    // The default as it would be written in the environment (before any transform), else the parsed value.
+    const input = (z.toJSONSchema(variable.schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema).default;
+    const shown = input ?? unset.data;
+    const value =
+      typeof shown === 'string'
+        ? shown
+        : JSON.stringify(shown, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
     reference.default = variable.urlWithCredentials ? redactUrl(value) : value;
   }
   return reference;

@@ -1,2 +1,3 @@
 export * from './connection.js';
 export * from './check.js';
+export * from './script.js';

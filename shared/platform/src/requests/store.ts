@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { RedisScript } from '../redis/script.js';
 
 /** A step of a request's life, as the history lists it. */
 export interface RequestStep {
@@ -40,7 +40,8 @@ const HISTORY_LIMIT = 50;
 
 // KEYS: record hash, history list. ARGV: ttl, channel, at, number of states a record may restart from,
 // those states (JSON-encoded), then field/JSON value pairs (state among them).
-const CREATE = `
+const CREATE = new RedisScript(
+  `
 local current = redis.call('HGET', KEYS[1], 'state')
 local restartable = tonumber(ARGV[4])
 if current then
@@ -69,11 +70,14 @@ table.insert(parts, '"createdAt":' .. createdAt)
 table.insert(parts, '"updatedAt":' .. at)
 redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
 return current and 2 or 1
-`;
+`,
+  2,
+);
 
 // KEYS: record hash, history list. ARGV: ttl, channel, at, number of final states, those states
 // (JSON-encoded), then field/JSON value pairs.
-const UPDATE = `
+const UPDATE = new RedisScript(
+  `
 local current = redis.call('HGET', KEYS[1], 'state')
 if not current then return 0 end
 local finals = tonumber(ARGV[4])
@@ -95,9 +99,9 @@ local parts = {}
 for i = 1, #fields, 2 do table.insert(parts, '"' .. fields[i] .. '":' .. fields[i + 1]) end
 redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
 return 1
-`;
-
-const SHAS: Record<string, string> = {};
+`,
+  2,
+);
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
@@ -132,17 +136,6 @@ export class RequestStatusStore {
     this.finals = options.finalStates.map((state) => JSON.stringify(state));
   }
 
-  /** Runs a script by its SHA (EVALSHA), sending its text only the first time Redis does not know it. */
-  private async run(script: string, ...args: (string | number)[]): Promise<unknown> {
-    const sha = (SHAS[script] ??= createHash('sha1').update(script).digest('hex'));
-    try {
-      return await this.redis.evalsha(sha, 2, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(script, 2, ...args);
-    }
-  }
-
   private keys(referenceId: string): [string, string] {
     const key = `${this.options.prefix}:request:${referenceId}`;
     return [key, `${key}:history`];
@@ -165,16 +158,14 @@ export class RequestStatusStore {
     fields: { state: string } & Record<string, unknown>,
     restartFrom: readonly string[] = [],
   ): Promise<'created' | 'restarted' | 'existing'> {
-    const outcome = (await this.run(
-      CREATE,
-      ...this.keys(referenceId),
+    const outcome = (await CREATE.run(this.redis, this.keys(referenceId), [
       this.options.ttlSeconds,
       this.channel(referenceId),
       new Date().toISOString(),
       restartFrom.length,
       ...restartFrom.map((state) => JSON.stringify(state)),
       ...encodeFields({ referenceId, ...fields }),
-    )) as number;
+    ])) as number;
     return outcome === 1 ? 'created' : outcome === 2 ? 'restarted' : 'existing';
   }
 
@@ -183,16 +174,14 @@ export class RequestStatusStore {
    * or when it is already final (a late or repeated step changes nothing).
    */
   async update(referenceId: string, state: string, details: Record<string, unknown> = {}): Promise<boolean> {
-    const outcome = (await this.run(
-      UPDATE,
-      ...this.keys(referenceId),
+    const outcome = (await UPDATE.run(this.redis, this.keys(referenceId), [
       this.options.ttlSeconds,
       this.channel(referenceId),
       new Date().toISOString(),
       this.finals.length,
       ...this.finals,
       ...encodeFields({ ...details, state }),
-    )) as number;
+    ])) as number;
     return outcome === 1;
   }
 
