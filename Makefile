@@ -33,7 +33,7 @@ unit: node_modules/.package-lock.json ## Only the tests, without type-checking a
 build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
 	npm run build
 
-bench: node_modules/.package-lock.json ## Run the benchmarks (figures with same-run baselines)
+bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines)
 	npm run bench --workspaces --if-present
 
 docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md from the components' schemas

@@ -147,6 +147,7 @@ export class TransactionTracker {
       await new Promise<void>((resolve) => {
         const wake = () => {
           clearTimeout(timer);
+          signal.removeEventListener('abort', wake);
           this.wake = undefined;
           resolve();
         };

@@ -25,7 +25,7 @@ export interface ReadOptions {
 export interface ContentStore {
   /** Where it lives, safe to show in /healthz (no credentials). */
   readonly target: string;
-  /** Streams content in; the DSNP hash is computed on the way. */
+  /** Streams content in; the DSNP hash is computed on the way. What is added is kept (Kubo pins it; the embedded store never collects). */
   add(source: AsyncIterable<Uint8Array> | Uint8Array, options?: AddOptions): Promise<StoredContent>;
   /** Streams content out. */
   read(cid: string, options?: ReadOptions): AsyncIterable<Uint8Array>;

@@ -9,6 +9,7 @@ import {
   type ComponentDefinition,
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables } from '@frequency-gateway/storage';
+import { DEFAULT_WEBHOOK_QUEUE } from '@frequency-gateway/webhooks';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { SchemaDirectory } from '../directory.js';
@@ -60,7 +61,8 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     readiness.add(contentStoreCheck(store));
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
     readiness.add(chainCheck(chain));
-    for (const name of Object.values(CONTENT_PUBLISHING_QUEUES)) queues.queue(name);
+    // The board shows the worker's queues too: its webhook deliveries (and their dead letters) among them.
+    for (const name of [...Object.values(CONTENT_PUBLISHING_QUEUES), DEFAULT_WEBHOOK_QUEUE]) queues.queue(name);
 
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');

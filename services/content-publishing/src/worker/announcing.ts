@@ -128,7 +128,6 @@ export class Announcing {
       batch.rows.map(([, row]) => toParquetRow(row)),
     );
     const stored = await this.options.store.add(file);
-    await this.options.store.pin(stored.cid);
     const referenceIds = batch.rows.map(([referenceId]) => referenceId);
     // Requests show their batch before the publication can move them on.
     await inBatches(referenceIds, 200, (referenceId) =>

@@ -88,7 +88,7 @@ export const contentPublishingWorkerConfig = {
       .transform((value) => value === 'true'),
     'Settle outcomes from best blocks instead of finalized ones (faster, but a reorganisation could undo them)',
   ),
-  REQUEST_CONCURRENCY: variable(count(1, 500, 16), 'Content requests built and batched at the same time'),
+  REQUEST_CONCURRENCY: variable(count(1, 500, 32), 'Content requests built and batched at the same time'),
   PUBLISH_CONCURRENCY: variable(count(1, 1000, 50), 'Publish jobs prepared at the same time'),
   PUBLISH_WINDOW_MS: variable(
     count(0, 60_000, 200),

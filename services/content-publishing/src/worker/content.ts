@@ -180,8 +180,8 @@ export class ContentBuilder {
 
   /** Stores a document; the announcement points at it by URL and DSNP hash of its exact bytes. */
   private async stored(document: object): Promise<{ contentHash: string; url: string }> {
+    // Adding keeps it: Kubo pins what it adds, the embedded store never collects.
     const stored = await this.store.add(new TextEncoder().encode(JSON.stringify(document)));
-    await this.store.pin(stored.cid);
     return { contentHash: stored.dsnpHash, url: publicUrl(this.gatewayTemplate, stored.cid) };
   }
 }

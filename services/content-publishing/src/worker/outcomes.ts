@@ -76,7 +76,11 @@ export class Outcomes {
 
   /** The tracker's handler: applies one transaction's outcome to every message that rode in it. */
   async settle(outcome: TransactionOutcome): Promise<void> {
-    await this.options.capacity?.recordOutcome(outcome);
+    if (this.options.capacity && outcome.status !== 'expired') {
+      // What this transaction spent may reach the service's limit: check now, not at the next ledger change.
+      await this.options.capacity.recordOutcome(outcome);
+      await this.options.capacity.check();
+    }
     const byPublication = new Map<string, number[]>();
     for (const id of outcome.jobs) {
       const { publicationId, index } = parseMessageId(id);

@@ -1,0 +1,129 @@
+// End-to-end benchmark of the publishing pipeline on a devchain with 6-second blocks: BENCH_BROADCASTS
+// broadcasts (10,000) posted as fast as the api takes them, then timed until the last is finalized. Reported:
+// announcements per minute from the first POST to the last finalization, the time from the last POST to the
+// last finalization in block times (goal ≤ 3), and the transactions used, next to the chain-side limit (the
+// maximum calls per capacity batch × the messages a block can hold).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ChainQueries, connectChain } from '@frequency-gateway/chain';
+import { spawnDevchain } from '@frequency-gateway/devchain';
+import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
+import { spawnApi, spawnServer } from '../test/support/apiProcess.js';
+
+const BROADCASTS = Number(process.env.BENCH_BROADCASTS ?? 10_000);
+const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
+const CONNECTIONS = 64;
+
+/** BENCH_WORKER_ENV="REQUEST_CONCURRENCY=32 …": worker settings to compare. */
+const workerEnv = () =>
+  Object.fromEntries(
+    (process.env.BENCH_WORKER_ENV ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split('=', 2)),
+  );
+
+const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
+
+/** A counter of /metrics, summed over the lines whose labels match. */
+async function metric(url: string, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((entry) => entry.startsWith(name) && entry.includes(labels))
+    .reduce((sum, entry) => sum + Number(entry.split(' ').pop()), 0);
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
+const [devchain, redis, kubo] = await Promise.all([
+  spawnDevchain({ sealing: 'interval', blockTimeMs: BLOCK_MS, finalityLag: 1 }),
+  startRedisServer({ appendOnly: 'everysec' }),
+  startKubo(),
+]);
+const compiled = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
+const env = {
+  REDIS_URL: redis.url,
+  FREQUENCY_API_WS_URL: devchain.url,
+  PROVIDER_ID: '1',
+  IPFS_ENDPOINT: kubo.apiUrl,
+  IPFS_GATEWAY_URL: `${kubo.gatewayUrl}/ipfs/[CID]`,
+};
+const api = await spawnApi(env, { compiled });
+const main = fileURLToPath(new URL(compiled ? '../dist/main.js' : '../src/main.ts', import.meta.url));
+const worker = await spawnServer(
+  [main, 'worker'],
+  {
+    ...env,
+    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+    BATCH_MAX_COUNT: '1000',
+    BATCH_INTERVAL_SECONDS: '2',
+    ...workerEnv(),
+  },
+  { portVariable: 'WORKER_API_PORT', ...(compiled ? { node: [] } : {}) },
+);
+const chain = await connectChain({ url: devchain.url });
+try {
+  for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 500)))
+    ready = (await fetch(`${worker.url}/readyz`)).ok;
+  line('api and worker run from', compiled ? 'dist/ (compiled)' : 'src/ through tsx (`make build` for compiled)');
+
+  const started = performance.now();
+  let next = 0;
+  let refused = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      for (let index = next++; index < BROADCASTS; index = next++) {
+        for (;;) {
+          const response = await fetch(`${api.url}/v1/content/${1000 + (index % 50)}/broadcast`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ content: { content: `bench ${index}`, published: '2026-11-21T10:00:00Z' } }),
+          });
+          await response.arrayBuffer();
+          if (response.status === 202) break;
+          refused++;
+        }
+      }
+    }),
+  );
+  const lastPost = performance.now();
+  const batchedAtLastPost = await metric(worker.url, 'content_announcements_batched_total');
+  for (;;) {
+    const finished = await metric(worker.url, 'content_requests_finished_total');
+    if (finished >= BROADCASTS) break;
+    if (performance.now() - lastPost > 20 * BLOCK_MS) throw new Error(`only ${finished} finished after 20 blocks`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const done = performance.now();
+  const finalized = await metric(worker.url, 'content_requests_finished_total', 'outcome="finalized"');
+  const transactions = await metric(worker.url, 'content_publish_transactions_total', 'outcome="submitted"');
+  const calls = await metric(worker.url, 'content_publish_calls_per_transaction_sum');
+  const maxBatch = (
+    chain.api.consts.frequencyTxPayment.maximumCapacityBatchLength as unknown as { toNumber(): number }
+  ).toNumber();
+  const perBlock = 2 ** 16 - 1; // the messages pallet's u16 message index
+  await new ChainQueries(chain.api).finalizedBlock();
+
+  line('broadcasts posted', `${BROADCASTS} in ${((lastPost - started) / 1000).toFixed(1)} s (${refused} refused)`);
+  line('announcements batched by the worker at the last POST', `${batchedAtLastPost}`);
+  line('finalized / failed', `${finalized} / ${BROADCASTS - finalized}`);
+  line('announcements per minute, first POST to last finalized', ((BROADCASTS / (done - started)) * 60_000).toFixed(0));
+  line(
+    'last POST to last finalized (goal ≤ 3 block times)',
+    `${((done - lastPost) / 1000).toFixed(1)} s = ${((done - lastPost) / BLOCK_MS).toFixed(2)} block times`,
+  );
+  line('capacity transactions used (messages in them)', `${transactions} (${calls})`);
+  line(
+    'chain-side limit: calls per capacity batch × messages per block',
+    `${maxBatch} × ${perBlock} (each message a batch file of up to BATCH_MAX_COUNT = 1000 rows)`,
+  );
+} finally {
+  await worker.stop();
+  await api.stop();
+  await chain.close();
+  await Promise.all([devchain.stop(), redis.stop(), kubo.stop()]);
+  rmSync(folder, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,210 @@
+import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
+import { Keyring } from '@polkadot/keyring';
+import { asAlice, createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
+import { batchRows, messagesOf, startPipeline, waitUntil, type PipelineStack } from './support/pipeline.js';
+import { call } from './support/stack.js';
+
+const PUBLISHED = '2026-11-21T10:00:00.000Z';
+
+/**
+ * Posts `count` broadcasts from one user, `parallel` at a time, each until the api accepts it (503 while Redis
+ * is away, connection errors while the api restarts). Calls `during` once `at` of them are accepted.
+ */
+async function postBroadcasts(
+  stack: PipelineStack,
+  options: {
+    msaId: number;
+    count: number;
+    label: string;
+    parallel?: number;
+    at?: number;
+    during?: () => Promise<void>;
+  },
+): Promise<string[]> {
+  const ids: string[] = new Array<string>(options.count);
+  let next = 0;
+  let accepted = 0;
+  let interruption: Promise<void> | undefined;
+  const postOne = async (index: number) => {
+    for (;;) {
+      const answer = await call(stack.api.url, 'POST', `/v1/content/${options.msaId}/broadcast`, {
+        content: { content: `${options.label} ${index}`, published: PUBLISHED },
+      }).catch(() => undefined);
+      if (answer?.status === 202) {
+        ids[index] = answer.body.referenceId as string;
+        accepted++;
+        if (accepted === options.at && options.during) interruption = options.during();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  await Promise.all(
+    Array.from({ length: options.parallel ?? 16 }, async () => {
+      for (let index = next++; index < options.count; index = next++) await postOne(index);
+    }),
+  );
+  await interruption;
+  return ids;
+}
+
+/** Every announcement row of a user on chain in a block range: broadcasts found through their batch files. */
+async function rowsOnChain(stack: PipelineStack, msaId: number, fromBlock: number) {
+  const intent = (await new ChainQueries(stack.chain.api).intentByName('dsnp.broadcast'))!;
+  const best = (await stack.chain.api.rpc.chain.getHeader()).number.toNumber();
+  const messages = await messagesOf(stack.chain, intent.intentId, fromBlock, best + 1);
+  const rows: Record<string, unknown>[] = [];
+  for (const message of messages)
+    rows.push(...(await batchRows(stack.kubo, message.cid!)).filter((row) => row.fromId === BigInt(msaId)));
+  return { rows, cids: messages.map((message) => message.cid!) };
+}
+
+const bestBlock = async (stack: PipelineStack) => (await stack.chain.api.rpc.chain.getHeader()).number.toNumber();
+
+/** A counter of a worker's /metrics, summed over its labels that match. */
+async function metric(url: string, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name) && line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
+describe('publishing pipeline under faults', () => {
+  let stack: PipelineStack;
+
+  beforeAll(async () => {
+    stack = await startPipeline({
+      workerEnv: { BATCH_MAX_COUNT: '200', BATCH_INTERVAL_SECONDS: '2' },
+      genesis: { users: [{ account: '//Dave' }] },
+    });
+  }, 180_000);
+  afterAll(async () => stack?.stop());
+
+  it('finalizes every request exactly once when the worker is killed (-9) mid-run and started again', async () => {
+    const from = await bestBlock(stack);
+    const ids = await postBroadcasts(stack, {
+      msaId: 101,
+      count: 2000,
+      label: 'kill',
+      at: 600,
+      during: async () => {
+        await stack.workers.shift()!.stop('SIGKILL');
+        await stack.startWorker();
+      },
+    });
+    const records = await stack.settled(ids, 150_000);
+    expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
+    const { rows, cids } = await rowsOnChain(stack, 101, from);
+    expect(rows).toHaveLength(2000);
+    expect(new Set(rows.map((row) => row.contentHash)).size).toBe(2000);
+    // No batch file was announced twice.
+    expect(new Set(cids).size).toBe(cids.length);
+  }, 240_000);
+
+  it('loses nothing when Redis (append-only) restarts mid-run', async () => {
+    const from = await bestBlock(stack);
+    const ids = await postBroadcasts(stack, {
+      msaId: 102,
+      count: 1000,
+      label: 'redis',
+      at: 300,
+      during: async () => {
+        await stack.redis.kill('SIGTERM');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await stack.redis.restart();
+      },
+    });
+    const records = await stack.settled(ids, 120_000);
+    expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
+    const { rows } = await rowsOnChain(stack, 102, from);
+    expect(rows).toHaveLength(1000);
+    expect(new Set(rows.map((row) => row.contentHash)).size).toBe(1000);
+  }, 180_000);
+
+  it('with two worker replicas closes each batch once and never reuses a nonce', async () => {
+    const second = await stack.startWorker();
+    const from = await bestBlock(stack);
+    const ids = await postBroadcasts(stack, { msaId: 103, count: 2000, label: 'replicas' });
+    const records = await stack.settled(ids, 120_000);
+    expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
+    const { rows, cids } = await rowsOnChain(stack, 103, from);
+    expect(rows).toHaveLength(2000);
+    expect(new Set(cids).size).toBe(cids.length);
+    // Both replicas worked, and the node refused none of their transactions.
+    const batched = await Promise.all(
+      stack.workers.map((worker) => metric(worker.url, 'content_announcements_batched_total')),
+    );
+    expect(batched.every((count) => count > 0)).toBe(true);
+    for (const worker of stack.workers)
+      expect(await metric(worker.url, 'content_publish_transactions_total', 'outcome="refused"')).toBe(0);
+    await second.stop();
+    stack.workers.splice(stack.workers.indexOf(second), 1);
+  }, 180_000);
+
+  it('fails on-chain content whose delegation was revoked before publication, with the decoded reason', async () => {
+    const { api } = stack.chain;
+    await createOnChainIntent(api, 'test.faults');
+    await grantIntents(api, '//Dave', [FIRST_NEW_ID]);
+    const dave = (await new ChainQueries(api).msaIdOf((await loadProviderKey('//Dave')).address))!.toString();
+    await Promise.all(stack.workers.splice(0).map((worker) => worker.stop()));
+    const answer = await call(stack.api.url, 'POST', '/v3/content/on-chain', {
+      schemaId: FIRST_NEW_ID,
+      payload: '0x0c',
+      published: PUBLISHED,
+      msaId: dave,
+    });
+    expect(answer.status).toBe(202);
+    const daveKey = new Keyring({ type: 'sr25519' }).addFromUri('//Dave');
+    await new Promise<void>((resolve, reject) => {
+      api.tx.msa
+        .revokeDelegationByDelegator(1)
+        .signAndSend(daveKey, (result) => {
+          if (result.status.isFinalized) resolve();
+        })
+        .catch(reject);
+    });
+    await stack.startWorker();
+    const [record] = await stack.settled([answer.body.referenceId], 60_000);
+    expect(record).toMatchObject({
+      state: 'failed',
+      error: { module: 'Messages', name: 'UnAuthorizedDelegate' },
+    });
+  }, 120_000);
+
+  it('waits while the service has spent its Capacity, and completes after the epoch turns', async () => {
+    const { api } = stack.chain;
+    await asAlice(api.tx.sudo.sudo(api.tx.capacity.setEpochLength(20)));
+    await Promise.all(stack.workers.splice(0).map((worker) => worker.stop()));
+    // Any spending reaches this limit: after one transaction the service waits for the next epoch.
+    const worker = await stack.startWorker({ CAPACITY_LIMIT: '{"type":"amount","value":1}' });
+    const epoch = async () => (await api.query.capacity.currentEpoch()).toNumber();
+    const [first] = await postBroadcasts(stack, { msaId: 104, count: 1, label: 'capacity first' });
+    const [firstRecord] = await stack.settled([first!], 60_000);
+    expect(firstRecord!.state).toBe('finalized');
+    const spentIn = await epoch();
+    await waitUntil(
+      async () => {
+        const health = (await (await fetch(`${worker.url}/healthz`)).json()) as {
+          checks: Record<string, { status: string; error?: string }>;
+        };
+        return (
+          health.checks.capacity?.status === 'down' && /service limit reached/.test(health.checks.capacity.error ?? '')
+        );
+      },
+      10_000,
+      'capacity shown as spent in /healthz',
+    );
+    expect(await metric(worker.url, 'gateway_capacity_paused')).toBe(1);
+
+    const [second] = await postBroadcasts(stack, { msaId: 104, count: 1, label: 'capacity second' });
+    // It is batched, but not submitted while the epoch lasts.
+    await waitUntil(async () => (await stack.request(second!))?.state === 'batched', 20_000, 'second batched');
+    if ((await epoch()) === spentIn) expect((await stack.request(second!))!.state).toBe('batched');
+    const [secondRecord] = await stack.settled([second!], 60_000);
+    expect(secondRecord!.state).toBe('finalized');
+    const epochOf = async (block: number) =>
+      (await (await api.at(await api.rpc.chain.getBlockHash(block))).query.capacity.currentEpoch()).toNumber();
+    expect(await epochOf(secondRecord!.block!.number)).toBeGreaterThan(spentIn);
+  }, 120_000);
+});
