@@ -11,6 +11,7 @@ import { ChainQueries, connectChain } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
 import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
 import { spawnApi, spawnServer } from '../test/support/apiProcess.js';
+import { metric } from '../test/support/pipeline.js';
 
 const BROADCASTS = Number(process.env.BENCH_BROADCASTS ?? 10_000);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
@@ -26,15 +27,6 @@ const workerEnv = () =>
   );
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
-
-/** A counter of /metrics, summed over the lines whose labels match. */
-async function metric(url: string, name: string, labels = ''): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((entry) => entry.startsWith(name) && entry.includes(labels))
-    .reduce((sum, entry) => sum + Number(entry.split(' ').pop()), 0);
-}
 
 const folder = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
 const [devchain, redis, kubo] = await Promise.all([

@@ -1,7 +1,7 @@
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { Keyring } from '@polkadot/keyring';
 import { asAlice, createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
-import { batchRows, messagesOf, startPipeline, waitUntil, type PipelineStack } from './support/pipeline.js';
+import { batchRows, messagesOf, metric, startPipeline, waitUntil, type PipelineStack } from './support/pipeline.js';
 import { call } from './support/stack.js';
 
 const PUBLISHED = '2026-11-21T10:00:00.000Z';
@@ -60,15 +60,6 @@ async function rowsOnChain(stack: PipelineStack, msaId: number, fromBlock: numbe
 }
 
 const bestBlock = async (stack: PipelineStack) => (await stack.chain.api.rpc.chain.getHeader()).number.toNumber();
-
-/** A counter of a worker's /metrics, summed over its labels that match. */
-async function metric(url: string, name: string, labels = ''): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(name) && line.includes(labels))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
-}
 
 describe('publishing pipeline under faults', () => {
   let stack: PipelineStack;

@@ -204,3 +204,12 @@ export async function fromGateway(url: string): Promise<Buffer> {
 export async function batchRows(kubo: LocalKubo, cid: string): Promise<Record<string, unknown>[]> {
   return readBatch(await fromGateway(`${kubo.gatewayUrl}/ipfs/${cid}`));
 }
+
+/** A metric of a component's /metrics, summed over the lines whose labels contain `labels`. */
+export async function metric(url: string, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((entry) => entry.startsWith(name) && entry.includes(labels))
+    .reduce((sum, entry) => sum + Number(entry.split(' ').pop()), 0);
+}
