@@ -1,0 +1,168 @@
+import { PassThrough } from 'node:stream';
+import type { TransactionOutcome } from '@frequency-gateway/chain';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { createLogger, JobQueues, Registry } from '@frequency-gateway/platform';
+import { WebhookDelivery } from '@frequency-gateway/webhooks';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { requestStatusStore } from '../src/requests.js';
+import { OutcomeNotifier } from '../src/worker/notifier.js';
+import { Outcomes, RETRY_JOB } from '../src/worker/outcomes.js';
+import { messageId, PublicationBook, type Publication } from '../src/worker/publications.js';
+
+// The tracker (tested in shared/chain against the devchain) reads outcomes from blocks; here the outcomes a
+// chain can produce but a devchain run rarely does (a full block, an expiry, a packed transaction failing for
+// one of its messages) are fed to the outcome logic directly, on a real Redis.
+describe('publication outcomes', () => {
+  let server: LocalRedis;
+  let redis: Redis;
+  let queues: JobQueues;
+  let publishQueue: Queue;
+  let webhookQueue: Queue;
+  let book: PublicationBook;
+  let outcomes: Outcomes;
+  const status = () => requestStatusStore(redis, 'outcomes', 3600);
+  const forgotten: string[] = [];
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    redis = new Redis(server.url);
+    const logger = createLogger({
+      component: 'outcomes-test',
+      level: 'warn',
+      pretty: false,
+      destination: new PassThrough().resume(),
+    });
+    const metrics = new Registry();
+    queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'outcomes', logger, metrics });
+    publishQueue = queues.queue('publishQueue');
+    const settings = { maxAttempts: 3, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 1000, concurrency: 1 };
+    const delivery = new WebhookDelivery({ queues, settings, logger, metrics });
+    webhookQueue = delivery.queue as unknown as Queue;
+    book = new PublicationBook(redis, 'outcomes');
+    outcomes = new Outcomes({
+      book,
+      status: status(),
+      notifier: new OutcomeNotifier(delivery, 'http://app.example', '1'),
+      publishQueue,
+      maxAttempts: 2,
+      retryDelayMs: 6000,
+      forgetMemberships: async (ids) => void forgotten.push(...ids),
+      logger,
+      metrics,
+    });
+  });
+  afterAll(async () => {
+    await queues?.close();
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  /** A publication of `messages` IPFS messages for the given requests, every message submitted in `txHash`. */
+  async function submitted(id: string, referenceIds: string[], txHashes: string[]): Promise<Publication> {
+    const publication: Publication = {
+      id,
+      transactionType: 'CAPACITY_BATCH',
+      referenceIds,
+      messages: txHashes.map((_, index) => ({ kind: 'ipfs', schemaId: 16, cid: `bafy${index}`, size: 10 })),
+      batchId: id,
+    };
+    await book.open(publication);
+    await book.set(id, new Map(txHashes.map((txHash, index) => [index, { state: 'submitted', txHash }])));
+    for (const referenceId of referenceIds)
+      await status().create(referenceId, { state: 'submitted', kind: 'broadcast' });
+    return publication;
+  }
+  const block = { blockNumber: 12, blockHash: '0xb10c', events: [] };
+  const stateOf = async (referenceId: string) => (await status().get(referenceId))?.state;
+
+  it('finalizes the requests only when every message of the publication is in a finalized block', async () => {
+    await submitted('two-tx', ['r1'], ['0xaa', '0xbb']);
+    await outcomes.settle({ txHash: '0xaa', jobs: [messageId('two-tx', 0)], status: 'succeeded', ...block });
+    expect(await stateOf('r1')).toBe('submitted');
+    await outcomes.settle({
+      txHash: '0xbb',
+      jobs: [messageId('two-tx', 1)],
+      status: 'succeeded',
+      ...block,
+      blockNumber: 13,
+    });
+    const record = await status().get('r1');
+    expect(record).toMatchObject({
+      state: 'finalized',
+      block: { number: 13, hash: '0xb10c' },
+      transaction: { hash: '0xbb' },
+    });
+    const webhook = await webhookQueue.getJob('r1.SUCCESS');
+    expect(webhook?.data).toMatchObject({ payload: expect.stringContaining('"status":"SUCCESS"') });
+  });
+
+  it('ignores the outcome of a transaction the message no longer rides in', async () => {
+    await submitted('stale', ['r2'], ['0xnew']);
+    await outcomes.settle({ txHash: '0xold', jobs: [messageId('stale', 0)], status: 'expired', blockNumber: 20 });
+    expect((await book.get('stale'))!.messages[0]).toEqual({ state: 'submitted', txHash: '0xnew' });
+    expect(await stateOf('r2')).toBe('submitted');
+  });
+
+  it('sends messages again after a full block, then fails them as expired once the attempts are spent', async () => {
+    await submitted('full', ['r3'], ['0x01']);
+    const full: TransactionOutcome = {
+      txHash: '0x01',
+      jobs: [messageId('full', 0)],
+      status: 'failed',
+      error: 'messages.TooManyMessagesInBlock',
+      ...block,
+    };
+    await outcomes.settle(full);
+    let record = (await book.get('full'))!;
+    expect(record.messages[0]).toEqual({ state: 'pending' });
+    expect(record.attempts).toBe(1);
+    const retry = (await publishQueue.getJobs(['delayed'])).find((job) => job.data.publicationId === 'full');
+    expect(retry?.name).toBe(RETRY_JOB);
+
+    for (const [attempt, txHash] of (['0x02', '0x03'] as const).entries()) {
+      await book.set('full', new Map([[0, { state: 'submitted', txHash }]]));
+      await outcomes.settle({ txHash, jobs: [messageId('full', 0)], status: 'expired', blockNumber: 30 + attempt });
+    }
+    record = (await book.get('full'))!;
+    expect(record.messages[0]).toMatchObject({ state: 'failed', error: { expired: true } });
+    expect(await status().get('r3')).toMatchObject({ state: 'failed', error: { expired: true } });
+    expect(await webhookQueue.getJob('r3.EXPIRED')).toBeDefined();
+    expect(forgotten).toContain('r3');
+  });
+
+  it('takes a failed packed transaction apart: each message goes alone, and only the refused one fails', async () => {
+    await submitted('good', ['r4'], ['0xpk']);
+    await submitted('bad', ['r5'], ['0xpk']);
+    const packed: TransactionOutcome = {
+      txHash: '0xpk',
+      jobs: [messageId('bad', 0), messageId('good', 0)],
+      status: 'failed',
+      error: 'messages.InvalidSchemaId',
+      ...block,
+    };
+    await outcomes.settle(packed);
+    for (const id of ['good', 'bad']) {
+      const record = (await book.get(id))!;
+      expect(record.messages[0]).toEqual({ state: 'pending' });
+      expect(record.solo).toEqual(new Set([0]));
+      expect(record.attempts).toBe(0);
+    }
+    await book.set('bad', new Map([[0, { state: 'submitted', txHash: '0xsolo' }]]));
+    await outcomes.settle({ ...packed, txHash: '0xsolo', jobs: [messageId('bad', 0)] });
+    expect(await status().get('r5')).toMatchObject({
+      state: 'failed',
+      error: { module: 'Messages', name: 'InvalidSchemaId' },
+    });
+    expect(await stateOf('r4')).toBe('submitted');
+    const webhook = await webhookQueue.getJob('r5.FAILED');
+    expect(JSON.parse(webhook!.data.payload as string)).toMatchObject({
+      transactionType: 'CAPACITY_BATCH',
+      providerId: '1',
+      referenceId: 'r5',
+      status: 'FAILED',
+      txHash: '0xsolo',
+      error: { name: 'InvalidSchemaId' },
+    });
+  });
+});
