@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 const COMPONENTS = {
   'account-api': { port: 3013, queues: ['transactionPublish'] },
   'account-worker': { port: 3023 },
-  'content-publishing-api': { port: 3010, queues: ['assetQueue', 'requestQueue', 'batchQueue', 'publishQueue'] },
+  'content-publishing-api': {
+    port: 3010,
+    queues: ['assetQueue', 'requestQueue', 'batchQueue', 'publishQueue', 'webhookQueue'],
+  },
   'content-publishing-worker': { port: 3020 },
   'content-watcher-api': {
     port: 3011,
