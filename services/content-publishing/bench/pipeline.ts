@@ -23,7 +23,7 @@ const workerEnv = () =>
     (process.env.BENCH_WORKER_ENV ?? '')
       .split(/\s+/)
       .filter(Boolean)
-      .map((pair) => pair.split('=', 2)),
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
