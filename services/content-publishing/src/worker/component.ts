@@ -35,7 +35,7 @@ import { Announcing, type CloseBatchJob } from './announcing.js';
 import { BatchBook } from './batches.js';
 import { ContentBuilder } from './content.js';
 import { OutcomeNotifier } from './notifier.js';
-import { Outcomes } from './outcomes.js';
+import { Outcomes, RETRY_JOB, type RetryJob } from './outcomes.js';
 import { Packer } from './packer.js';
 import { PublicationBook } from './publications.js';
 import {
@@ -214,8 +214,14 @@ async function startPipeline(connection: ChainConnection, shared: Shared): Promi
         await job.moveToDelayed(Date.now() + connection.blockTimeMs, context.token);
         throw new DelayedError();
       }
-      const publication = publicationOf(job.name, job.data);
-      if (publication && isLastAttempt(job)) await outcomes.fail(publication, { message: (error as Error).message });
+      if (isLastAttempt(job)) {
+        // A retry job names its publication; the others state it.
+        const publication =
+          job.name === RETRY_JOB
+            ? (await publications.get((job.data as RetryJob).publicationId))?.publication
+            : publicationOf(job.name, job.data);
+        if (publication) await outcomes.fail(publication, { message: (error as Error).message });
+      }
       throw error;
     }
   };
