@@ -12,7 +12,9 @@ import { Overlay, VersionedState, type StateView } from './state.js';
 
 export type Sealing = 'instant' | 'interval';
 
-const FINALITY_ANNOUNCEMENT_DELAY_MS = 100;
+// Long enough for a client on a loaded machine (CI runs several chains and services at once) to fetch the
+// block's events after hearing inBlock; 100 ms lost that race under load.
+const FINALITY_ANNOUNCEMENT_DELAY_MS = 250;
 
 export interface ChainOptions {
   sealing: Sealing;
