@@ -1,6 +1,8 @@
-import { RequestStatusStore, variable } from '@frequency-gateway/platform';
+import { RequestStatusStore, transactionRequestFields } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+
+export { requestStatusVariables } from '@frequency-gateway/platform';
 
 /**
  * The states of a publishing request. Content requests go queued → processing → batched → submitted →
@@ -10,20 +12,6 @@ export const REQUEST_STATES = ['queued', 'processing', 'batched', 'submitted', '
 export type RequestState = (typeof REQUEST_STATES)[number];
 
 export const FINAL_STATES: readonly RequestState[] = ['finalized', 'failed'];
-
-/** The request status variables, the same for the api (which creates records) and the worker (which moves them). */
-export function requestStatusVariables() {
-  return {
-    REQUEST_STATUS_TTL_SECONDS: variable(
-      z.coerce
-        .number()
-        .int()
-        .positive()
-        .default(30 * 24 * 3600),
-      'How long GET /v1/requests/{referenceId} remembers a request after its last change',
-    ),
-  };
-}
 
 export function requestStatusStore(redis: Redis, prefix: string, ttlSeconds: number): RequestStatusStore {
   return new RequestStatusStore(redis, { prefix, ttlSeconds, finalStates: FINAL_STATES });
@@ -45,18 +33,7 @@ export const requestRecordSchema = z
       .object({ cid: z.string(), schemaId: z.number().int() })
       .optional()
       .meta({ description: 'The Parquet batch file the announcement was written to (state batched and later)' }),
-    transaction: z
-      .object({ hash: z.string() })
-      .optional()
-      .meta({ description: 'The capacity-paid transaction that carries it (submitted and later)' }),
-    block: z
-      .object({ number: z.number().int(), hash: z.string() })
-      .optional()
-      .meta({ description: 'The finalized block that includes it' }),
-    error: z
-      .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
-      .optional()
-      .meta({ description: 'Why it failed (state failed); chain errors carry the pallet and error name' }),
+    ...transactionRequestFields,
     history: z.array(z.object({ state: z.enum(REQUEST_STATES), at: z.string() })),
   })
   .meta({ id: 'RequestStatusDto' });

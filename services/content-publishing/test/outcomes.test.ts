@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { TransactionOutcome } from '@frequency-gateway/chain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { createLogger, JobQueues, Registry } from '@frequency-gateway/platform';
-import { WebhookDelivery } from '@frequency-gateway/webhooks';
+import { TransactionNotifier, WebhookDelivery } from '@frequency-gateway/webhooks';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { requestStatusStore } from '../src/requests.js';
@@ -43,7 +43,7 @@ describe('publication outcomes', () => {
     outcomes = new Outcomes({
       book,
       status: status(),
-      notifier: new OutcomeNotifier(delivery, 'http://app.example', '1'),
+      notifier: new OutcomeNotifier(new TransactionNotifier(delivery, 'http://app.example'), '1'),
       publishQueue,
       maxAttempts: 2,
       retryDelayMs: 6000,

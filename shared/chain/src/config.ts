@@ -1,5 +1,6 @@
 import { secret, variable, type ReadinessCheck } from '@frequency-gateway/platform';
 import { z } from 'zod';
+import { parseCapacityLimit } from './capacity.js';
 import type { OpeningChain } from './connection.js';
 
 const MAX_U64 = 2n ** 64n - 1n;
@@ -44,4 +45,32 @@ export function signingChainVariables() {
 /** The readiness check of a chain connection (required: nothing is read or published without it). */
 export function chainCheck(chain: OpeningChain): ReadinessCheck {
   return { name: 'chain', target: chain.target, probe: (signal) => chain.probe(signal) };
+}
+
+/** The variables of a component that submits capacity transactions and follows their outcomes. */
+export function submissionVariables() {
+  return {
+    CAPACITY_LIMIT: variable(
+      z
+        .string()
+        .default('{"type":"percentage","value":100}')
+        .transform((text, context) => {
+          try {
+            return parseCapacityLimit(text);
+          } catch (error) {
+            context.addIssue({ code: 'custom', message: (error as Error).message });
+            return z.NEVER;
+          }
+        }),
+      'Capacity this service may spend per epoch: {"type":"percentage"|"amount","value":n}, or {"serviceLimit":…,"totalLimit":…}',
+      { example: '{"type":"percentage","value":80}' },
+    ),
+    TRUST_UNFINALIZED_BLOCKS: variable(
+      z
+        .enum(['true', 'false'])
+        .default('false')
+        .transform((value) => value === 'true'),
+      'Settle outcomes from best blocks instead of finalized ones (faster, but a reorganisation could undo them)',
+    ),
+  };
 }

@@ -25,3 +25,14 @@ export function submissionError(error: unknown): SubmissionError {
   if (/Invalid Transaction|Unknown Transaction/i.test(message)) return new SubmissionError('invalid', message);
   return new SubmissionError('rpc', message);
 }
+
+/** A chain error as requests and webhooks report it: `msa.DuplicateProvider` → module Msa, name DuplicateProvider. */
+export function describeChainError(error: string): { message: string; module?: string; name: string } {
+  const [section, name] = error.includes('.') ? error.split('.', 2) : [undefined, error];
+  const module = section ? section.charAt(0).toUpperCase() + section.slice(1) : undefined;
+  return {
+    message: `the chain refused the transaction: ${error}`,
+    ...(module ? { module } : {}),
+    name: name as string,
+  };
+}

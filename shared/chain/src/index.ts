@@ -6,11 +6,11 @@ export {
   type ConnectOptions,
   type OpeningChain,
 } from './connection.js';
-export { chainVariables, signingChainVariables, chainCheck, msaIdText } from './config.js';
+export { chainVariables, signingChainVariables, submissionVariables, chainCheck, msaIdText } from './config.js';
 export { loadProviderKey, verifyProvider, ProviderIdentityError, type ProviderKey } from './provider.js';
 export { NonceManager, type NonceManagerOptions } from './nonces.js';
 export { CapacitySubmitter, type SignedTransaction, type SubmitterOptions, type BeforeSubmit } from './submitter.js';
-export { SubmissionError, submissionError } from './errors.js';
+export { SubmissionError, submissionError, describeChainError } from './errors.js';
 export { TransactionTracker, type TransactionOutcome, type TrackerOptions, type ChainEvent } from './tracker.js';
 export {
   ChainQueries,
@@ -29,7 +29,8 @@ export {
   ethereumAddressOf,
   type SignatureParts,
 } from './signatures/verify.js';
-export { eip712Message, DEV_CHAIN_ID, type Eip712Payload } from './signatures/eip712.js';
+export { eip712Message, DEV_CHAIN_ID, MAINNET_CHAIN_ID, type Eip712Payload } from './signatures/eip712.js';
+export { chainTypeOf, eip712ChainIdOf, type ChainType } from './network.js';
 export { verifyPayloadSignature } from './signatures/payload.js';
 export { SignedPayloads, type ItemAction, type PayloadWindow, type UserSignature } from './payloads.js';
 export {
@@ -43,4 +44,7 @@ export {
   type Pausable,
 } from './capacity.js';
 export { connectAsProvider, type ProviderChain } from './providerChain.js';
-export { messageCalls } from './calls.js';
+export { messageCalls, accountCalls, type AccountCall } from './calls.js';
+export { SchemaDirectory } from './directory.js';
+export { fromChain } from './chainErrors.js';
+export { startWhenChainReady, followTransactions, type ChainPipeline, type FollowOptions } from './pipeline.js';

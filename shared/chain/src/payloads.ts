@@ -76,9 +76,25 @@ export class SignedPayloads {
     return finalizedBlock + Math.floor(this.windowOf(window) / 2);
   }
 
-  /** Whether `signer` (an AccountId32, 0x-hex) signed `payload`. */
-  static verify(signer: `0x${string}`, signature: UserSignature, payload: Codec, kind: Eip712Payload): boolean {
+  recoveryCommitment(value: { recoveryCommitment: string; expiration: number }): Codec {
+    return this.api.createType('PalletMsaRecoveryCommitmentPayload', {
+      discriminant: 'RecoveryCommitmentPayload',
+      ...value,
+    });
+  }
+
+  /**
+   * Whether `signer` (an AccountId32, 0x-hex) signed `payload`; `chainId` is the EIP-712 domain of the network
+   * (`eip712ChainIdOf`), which only Ethereum-key signatures depend on.
+   */
+  static verify(
+    signer: `0x${string}`,
+    signature: UserSignature,
+    payload: Codec,
+    kind: Eip712Payload,
+    chainId?: number,
+  ): boolean {
     const parts: SignatureParts = { type: signature.algo, bytes: hexToU8a(signature.encodedValue) };
-    return verifyPayloadSignature(signer, parts, payload, kind);
+    return verifyPayloadSignature(signer, parts, payload, kind, chainId);
   }
 }

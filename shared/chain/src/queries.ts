@@ -56,6 +56,12 @@ export class ChainQueries {
     return id.isSome ? id.unwrap().toBigInt() : undefined;
   }
 
+  /** Whether an MSA with this id was ever created (retired ones included): 0 < id ≤ the chain's highest MSA id. */
+  async msaExists(msaId: bigint | number): Promise<boolean> {
+    const highest = (await this.api.query.msa.currentMsaIdentifierMaximum()).toBigInt();
+    return BigInt(msaId) > 0n && BigInt(msaId) <= highest;
+  }
+
   /** SS58 addresses of an MSA's keys (the node's index is built from finalized blocks). */
   async keysOf(msaId: bigint | number): Promise<string[]> {
     const keys = await this.api.rpc.msa.getKeysByMsaId(msaId);

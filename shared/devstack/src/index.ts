@@ -3,3 +3,4 @@ export * from './findExecutable.js';
 export * from './redisServer.js';
 export * from './kubo.js';
 export * from './webhookReceiver.js';
+export * from './processes.js';

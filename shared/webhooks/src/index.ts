@@ -5,3 +5,4 @@ export { AttemptFailure, receiverTarget, type ReceiverTarget } from './receiverR
 export { parseRetryAfter, retryDelay } from './retryDelay.js';
 export { signWebhook, verifyWebhook, webhookHeaders } from './signature.js';
 export * from './webhookDelivery.js';
+export * from './transactions.js';

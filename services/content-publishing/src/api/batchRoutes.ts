@@ -1,12 +1,12 @@
 import { badRequest, defineRoute, type Route } from '@frequency-gateway/platform';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import type { SchemaDirectory } from '../directory.js';
+import type { SchemaDirectory } from '@frequency-gateway/chain';
 import { JOB_NAMES, type BatchFile, type BatchFilesJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { TOO_MANY_FILES, uploadResults } from './assets.js';
-import { fromChain } from './chainErrors.js';
-import type { Intake } from './intake.js';
+import { fromChain } from '@frequency-gateway/chain';
+import type { Intake } from '@frequency-gateway/platform';
 import { AnnouncementResponseDto, BatchFilesDto, schemaId as schemaIdSchema } from './schemas.js';
 
 /** Why a schema cannot carry batch files, or undefined when it can (IPFS payload, Parquet model). */

@@ -2,6 +2,7 @@ import { chainCheck, chainVariables, openChain } from '@frequency-gateway/chain'
 import {
   apiVariables,
   badRequest,
+  Intake,
   openRedis,
   commonVariables,
   requestStatusRoutes,
@@ -12,7 +13,7 @@ import { contentStoreCheck, openContentStore, storageVariables } from '@frequenc
 import { DEFAULT_WEBHOOK_QUEUE } from '@frequency-gateway/webhooks';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { SchemaDirectory } from '../directory.js';
+import { SchemaDirectory } from '@frequency-gateway/chain';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { requestRecordSchema, requestStatusStore, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
@@ -21,7 +22,6 @@ import { assetRoutes } from './assetRoutes.js';
 import { batchRoutes } from './batchRoutes.js';
 import { contentRoutes } from './contentRoutes.js';
 import { devRoutes } from './devRoutes.js';
-import { Intake } from './intake.js';
 import { onChainRoutes } from './onChainRoutes.js';
 
 export const contentPublishingApiConfig = {
@@ -67,7 +67,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');
     const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
-    const intake = new Intake(queues, status, logger, metrics);
+    const intake = new Intake(queues, status, logger, metrics, { service: 'content' });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
     const limits = { maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES, maxFiles: config.FILE_UPLOAD_COUNT_LIMIT };

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { JOB_NAMES, type AssetInfo, type ContentKind, type ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { ICON_MIME_TYPES, NOTE_MIME_TYPES, type AssetCatalog } from './assets.js';
-import type { Intake } from './intake.js';
+import type { Intake } from '@frequency-gateway/platform';
 import {
   AnnouncementResponseDto,
   BroadcastDto,

@@ -5,7 +5,7 @@ import { dsnpHash } from '@frequency-gateway/storage';
 import { z } from 'zod';
 import { JOB_NAMES, type ContentKind, type ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import type { Intake } from './intake.js';
+import type { Intake } from '@frequency-gateway/platform';
 import { CONTENT_BODIES } from './schemas.js';
 
 const KINDS = ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone'] as const;

@@ -1,10 +1,10 @@
 import { badRequest, defineRoute, HttpError, unprocessable, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
-import type { SchemaDirectory } from '../directory.js';
+import type { SchemaDirectory } from '@frequency-gateway/chain';
 import { JOB_NAMES, type OnChainJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { fromChain } from './chainErrors.js';
-import type { Intake } from './intake.js';
+import { fromChain } from '@frequency-gateway/chain';
+import type { Intake } from '@frequency-gateway/platform';
 import { AnnouncementResponseDto, OnChainContentDtoV2 } from './schemas.js';
 
 const emptyError = (id: string) => z.object({}).meta({ id });

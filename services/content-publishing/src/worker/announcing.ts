@@ -3,7 +3,7 @@ import type { Job, JobContext, RequestStatusStore } from '@frequency-gateway/pla
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { Queue } from 'bullmq';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { SchemaDirectory } from '../directory.js';
+import type { SchemaDirectory } from '@frequency-gateway/chain';
 import type { ContentRequestJob } from '../jobs.js';
 import type { BatchBook } from './batches.js';
 import { ANNOUNCEMENT_OF_KIND, toParquetRow, type ContentBuilder } from './content.js';

@@ -5,11 +5,14 @@ import {
   loadProviderKey,
   NonceManager,
   openChain,
-  parseCapacityLimit,
   signingChainVariables,
+  submissionVariables,
   TransactionTracker,
   verifyProvider,
+  followTransactions,
+  startWhenChainReady,
   type ChainConnection,
+  type ChainPipeline,
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
@@ -23,10 +26,16 @@ import {
   type JobContext,
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables, type ContentStore } from '@frequency-gateway/storage';
-import { WebhookDelivery, webhookSettings, webhookVariables } from '@frequency-gateway/webhooks';
+import {
+  transactionWebhookVariables,
+  TransactionNotifier,
+  WebhookDelivery,
+  webhookSettings,
+  webhookVariables,
+} from '@frequency-gateway/webhooks';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
-import { SchemaDirectory } from '../directory.js';
+import { SchemaDirectory } from '@frequency-gateway/chain';
 import type { ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { requestStatusStore, requestStatusVariables } from '../requests.js';
@@ -56,38 +65,13 @@ export const contentPublishingWorkerConfig = {
   ...storageVariables(),
   ...requestStatusVariables(),
   ...webhookVariables(),
-  WEBHOOK_BASE_URL: variable(
-    z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
-    'Where outcomes are notified: POST {WEBHOOK_BASE_URL}/webhooks/transaction-notify; unset: no webhooks',
-    { urlWithCredentials: true, example: 'http://my-app:8080' },
-  ),
+  ...transactionWebhookVariables(),
   BATCH_MAX_COUNT: variable(count(1, 100_000, 1000), 'Announcements after which a batch file is closed at once'),
   BATCH_INTERVAL_SECONDS: variable(
     count(1, 86_400, 12),
     'Longest time a batch stays open after its first announcement before it is written and published',
   ),
-  CAPACITY_LIMIT: variable(
-    z
-      .string()
-      .default('{"type":"percentage","value":100}')
-      .transform((text, context) => {
-        try {
-          return parseCapacityLimit(text);
-        } catch (error) {
-          context.addIssue({ code: 'custom', message: (error as Error).message });
-          return z.NEVER;
-        }
-      }),
-    'Capacity this service may spend per epoch: {"type":"percentage"|"amount","value":n}, or {"serviceLimit":…,"totalLimit":…}',
-    { example: '{"type":"percentage","value":80}' },
-  ),
-  TRUST_UNFINALIZED_BLOCKS: variable(
-    z
-      .enum(['true', 'false'])
-      .default('false')
-      .transform((value) => value === 'true'),
-    'Settle outcomes from best blocks instead of finalized ones (faster, but a reorganisation could undo them)',
-  ),
+  ...submissionVariables(),
   REQUEST_CONCURRENCY: variable(count(1, 500, 32), 'Content requests built and batched at the same time'),
   PUBLISH_CONCURRENCY: variable(count(1, 1000, 50), 'Publish jobs prepared at the same time'),
   PUBLISH_WINDOW_MS: variable(
@@ -102,11 +86,6 @@ export const contentPublishingWorkerConfig = {
 
 type WorkerConfig = ConfigOf<typeof contentPublishingWorkerConfig>;
 
-/** The chain-side half of the worker, built once the node answers and the provider key checks out. */
-interface Pipeline {
-  stop(): Promise<void>;
-}
-
 interface Shared {
   runtime: ComponentRuntime<WorkerConfig>;
   store: ContentStore;
@@ -114,9 +93,9 @@ interface Shared {
   notifier: OutcomeNotifier;
 }
 
-async function startPipeline(connection: ChainConnection, shared: Shared): Promise<Pipeline> {
+async function startPipeline(connection: ChainConnection, shared: Shared): Promise<ChainPipeline> {
   const { runtime, store, directory, notifier } = shared;
-  const { config, logger, redis, queues, metrics, readiness, lead } = runtime;
+  const { config, logger, redis, queues, metrics } = runtime;
   const prefix = config.CACHE_KEY_PREFIX;
   const { api } = connection;
   const key = await loadProviderKey(config.PROVIDER_ACCOUNT_SEED_PHRASE);
@@ -229,32 +208,14 @@ async function startPipeline(connection: ChainConnection, shared: Shared): Promi
     concurrency: config.PUBLISH_CONCURRENCY,
   });
 
-  await capacity.start();
-  readiness.add({
-    name: 'capacity',
-    required: false,
-    probe: async () => {
-      const state = capacity.current();
-      if (state && !state.available)
-        throw new Error(`${state.reason}: publishing paused in epoch ${state.epoch}, resumes when Capacity is back`);
-    },
-  });
-  const scanning = lead('transaction-tracker', ({ signal }) =>
-    tracker.scanUntil(signal, {
-      intervalMs: connection.blockTimeMs,
-      onError: (error) => logger.warn({ err: error }, 'transaction scan failed; retrying'),
-    }),
-  );
-  const unsubscribe = await api.rpc.chain.subscribeFinalizedHeads(() => tracker.nudge());
+  const unfollow = await followTransactions({ connection, tracker, capacity, runtime, logger });
   const rearmed = await announcing.rearm();
   logger.info({ provider: config.PROVIDER_ID.toString(), openBatches: rearmed }, 'publishing pipeline started');
 
   return {
     stop: async () => {
-      unsubscribe();
-      capacity.close();
       packer.close();
-      await scanning.stop();
+      await unfollow();
       status.close();
     },
   };
@@ -269,7 +230,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
   config: contentPublishingWorkerConfig,
   portVariable: 'WORKER_API_PORT',
   setup: (runtime) => {
-    const { config, readiness, logger, queues, metrics, shutdown } = runtime;
+    const { config, readiness, logger, queues, metrics } = runtime;
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
@@ -279,34 +240,20 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
       ? new WebhookDelivery({ queues, settings: webhookSettings(config), logger, metrics })
       : undefined;
     delivery?.start();
-    const notifier = new OutcomeNotifier(delivery, config.WEBHOOK_BASE_URL, config.PROVIDER_ID.toString());
+    const notifier = new OutcomeNotifier(
+      new TransactionNotifier(delivery, config.WEBHOOK_BASE_URL),
+      config.PROVIDER_ID.toString(),
+    );
 
-    // The pipeline starts once the node answers; until then (or if the key is not the provider's) the
-    // worker reports not ready, with the reason in /healthz.
-    let pipeline: Pipeline | undefined;
-    let problem = 'waiting for the chain';
-    readiness.add({
-      name: 'publisher',
-      probe: async () => {
-        if (!pipeline) throw new Error(problem);
-      },
-    });
-    void (async () => {
-      try {
-        const connection = await chain.ready();
-        if (shutdown.signal.aborted) return;
-        pipeline = await startPipeline(connection, { runtime, store, directory, notifier });
-      } catch (error) {
-        problem = (error as Error).message;
-        logger.error({ err: error }, 'the publishing pipeline could not start');
-      }
-    })();
+    const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection) =>
+      startPipeline(connection, { runtime, store, directory, notifier }),
+    );
 
     return {
       stop: async () => {
         // Jobs finish with the chain still there; a pipeline still waiting for the node never starts.
         await queues.closeWorkers(10_000);
-        await pipeline?.stop();
+        await pipeline.stop();
         await chain.close();
         await store.close?.();
       },

@@ -1,4 +1,4 @@
-import type { CapacityMonitor, TransactionOutcome } from '@frequency-gateway/chain';
+import { describeChainError, type CapacityMonitor, type TransactionOutcome } from '@frequency-gateway/chain';
 import type { Logger, RequestStatusStore } from '@frequency-gateway/platform';
 import type { Queue } from 'bullmq';
 import { Counter, type Registry } from 'prom-client';
@@ -39,15 +39,7 @@ export interface OutcomesOptions {
 }
 
 /** `messages.TooManyMessagesInBlock` → {module: 'Messages', name: 'TooManyMessagesInBlock'} */
-export function chainError(error: string): PublishError {
-  const [section, name] = error.includes('.') ? error.split('.', 2) : [undefined, error];
-  const module = section ? section.charAt(0).toUpperCase() + section.slice(1) : undefined;
-  return {
-    message: `the chain refused the transaction: ${error}`,
-    ...(module ? { module } : {}),
-    name: name as string,
-  };
-}
+export const chainError = (error: string): PublishError => describeChainError(error);
 
 /** Runs `task` over `items`, at most `limit` at a time. */
 export async function inBatches<T>(items: T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {

@@ -3,7 +3,7 @@ import type { Job, JobContext, RequestStatusStore } from '@frequency-gateway/pla
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { ApiPromise } from '@polkadot/api';
 import type { Call } from '@polkadot/types/interfaces';
-import type { SchemaDirectory } from '../directory.js';
+import type { SchemaDirectory } from '@frequency-gateway/chain';
 import { JOB_NAMES, type BatchFilesJob, type OnChainJob } from '../jobs.js';
 import type { Outcomes, RetryJob } from './outcomes.js';
 import { inBatches, RETRY_JOB } from './outcomes.js';

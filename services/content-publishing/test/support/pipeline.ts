@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { startKubo, startRedisServer, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
+import { startKubo, startRedisServer, waitUntil, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
+
+export { waitUntil } from '@frequency-gateway/devstack';
 import { readBatch } from '@frequency-gateway/dsnp';
 import { spawnApi, spawnWorker, type ApiProcess } from './apiProcess.js';
 import { call } from './stack.js';
@@ -123,20 +125,6 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
       rmSync(folder, { recursive: true, force: true });
     },
   };
-}
-
-export async function waitUntil(
-  done: () => Promise<boolean>,
-  timeoutMs: number,
-  what: string | (() => string),
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await done().catch(() => false)) return;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 interface Optional<T> {

@@ -5,8 +5,11 @@ import { ethereumAddressOf } from './verify.js';
 
 const numberOf = (value: Codec) => (value as unknown as { toNumber(): number }).toNumber();
 
-/** CHAIN_ID of development and local Frequency chains (mainnet uses 2091). */
+/** CHAIN_ID of development, local and testnet Frequency chains. */
 export const DEV_CHAIN_ID = 420420420;
+
+/** CHAIN_ID of Frequency mainnet. */
+export const MAINNET_CHAIN_ID = 2091;
 
 const VERIFYING_CONTRACT = hexToU8a('0x' + 'cc'.repeat(20));
 
@@ -41,6 +44,7 @@ export type Eip712Payload =
   | 'AddProvider'
   | 'AddKeyData'
   | 'ClaimHandlePayload'
+  | 'RecoveryCommitmentPayload'
   | 'ItemizedSignaturePayloadV2'
   | 'PaginatedUpsertSignaturePayloadV2'
   | 'PaginatedDeleteSignaturePayloadV2';
@@ -67,6 +71,12 @@ const STRUCTS: Record<Eip712Payload, (fields: Fields) => Uint8Array> = {
     ),
   ClaimHandlePayload: (f) =>
     keccak(text('ClaimHandlePayload(string handle,uint32 expiration)'), bytesHash(f, 'baseHandle'), n(f, 'expiration')),
+  RecoveryCommitmentPayload: (f) =>
+    keccak(
+      text('RecoveryCommitmentPayload(bytes recoveryCommitment,uint32 expiration)'),
+      bytesHash(f, 'recoveryCommitment'),
+      n(f, 'expiration'),
+    ),
   ItemizedSignaturePayloadV2: (f) =>
     keccak(
       text(

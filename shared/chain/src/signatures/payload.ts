@@ -1,7 +1,7 @@
 import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, stringToU8a, u8aConcat } from '@polkadot/util';
 import { signatureParts, verifyExactly, type SignatureParts } from './verify.js';
-import { eip712Message, type Eip712Payload } from './eip712.js';
+import { DEV_CHAIN_ID, eip712Message, type Eip712Payload } from './eip712.js';
 
 /** An AccountId32 as 0x-hex. */
 type AccountHex = `0x${string}`;
@@ -19,6 +19,7 @@ export function verifyPayloadSignature(
   signature: Codec | SignatureParts,
   payload: Codec,
   kind: Eip712Payload,
+  chainId = DEV_CHAIN_ID,
 ): boolean {
   const parts =
     'bytes' in signature && 'type' in signature && signature.bytes instanceof Uint8Array
@@ -28,5 +29,5 @@ export function verifyPayloadSignature(
   const bytes = payload.toU8a();
   if (verifyExactly(bytes, parts, account)) return true;
   if (parts.type !== 'Ecdsa') return verifyExactly(u8aConcat(OPEN, bytes, CLOSE), parts, account);
-  return verifyExactly(eip712Message(kind, payload), parts, account);
+  return verifyExactly(eip712Message(kind, payload, chainId), parts, account);
 }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
 import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
-import { createHttpApp, listen, type Mount, type Route, type RunningServer } from '../http/index.js';
+import { createHttpApp, listen, type Mount, type Route, type RunningServer, type WebhookSpec } from '../http/index.js';
 import type { LeaderLoop, Leadership } from '../leader/index.js';
 import { Shutdown } from '../lifecycle/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
@@ -28,6 +28,8 @@ export interface ComponentRuntime<C> {
 
 export interface ComponentParts {
   routes?: Route[];
+  /** Requests the component (or its worker) sends to callers, for the OpenAPI document. */
+  webhooks?: WebhookSpec[];
   /** Serve bull-board at /queues for the component's queues (api components). */
   queueBoard?: boolean;
   /** Runs during shutdown after HTTP has stopped and before queues close. */
@@ -91,6 +93,7 @@ function componentHttpApp<C>(
       ...(parts.routes ?? []),
     ],
     mounts,
+    ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
     ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
   }).app;
 }

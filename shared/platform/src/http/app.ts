@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import { createHttpDurationHistogram } from '../metrics/index.js';
 import { errorEnvelope, HttpError } from './errors.js';
-import { buildOpenApiDocument, type ApiInfo, type OpenApiDocument } from './openapi.js';
+import { buildOpenApiDocument, type ApiInfo, type OpenApiDocument, type WebhookSpec } from './openapi.js';
 import { requestContext } from './requestContext.js';
 import { expressPath, type Route } from './route.js';
 import { validateInput } from './validation.js';
@@ -23,6 +23,8 @@ export interface HttpAppOptions {
   metrics: Registry;
   info: ApiInfo;
   routes: readonly Route[];
+  /** Requests the service sends to its callers, published under `webhooks` in the OpenAPI document. */
+  webhooks?: readonly WebhookSpec[];
   mounts?: readonly Mount[];
   /** Largest accepted JSON body, in the `bytes` notation (e.g. `1mb`). */
   jsonLimit?: string;
@@ -106,7 +108,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     app[route.method](expressPath(route.path), ...(route.middleware ?? []), routeHandler(route));
   }
 
-  const openApi = buildOpenApiDocument(options.info, options.routes);
+  const openApi = buildOpenApiDocument(options.info, options.routes, options.webhooks);
   const serveDocument: RequestHandler = (_req, res) => {
     res.locals.routeTemplate = `${DOCS_PATH}.json`;
     res.json(openApi);

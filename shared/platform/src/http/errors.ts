@@ -17,6 +17,7 @@ const list = (messages: string | readonly string[]) => (typeof messages === 'str
 
 /** 400 with one entry per problem, each naming its field (`body.content.published: ...`). */
 export const badRequest = (messages: string | readonly string[]) => new HttpError(400, list(messages));
+export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 export const unprocessable = (messages: string | readonly string[]) => new HttpError(422, list(messages));

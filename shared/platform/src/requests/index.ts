@@ -1,2 +1,5 @@
 export * from './store.js';
 export * from './routes.js';
+export * from './intake.js';
+export * from './variables.js';
+export * from './details.js';

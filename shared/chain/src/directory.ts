@@ -1,4 +1,5 @@
-import { ChainQueries, type Intent, type OpeningChain, type Schema } from '@frequency-gateway/chain';
+import type { OpeningChain } from './connection.js';
+import { ChainQueries, type Intent, type Schema } from './queries.js';
 
 /**
  * Schemas and intents as the service needs them, read from the chain through one connection. A schema never

@@ -1,4 +1,4 @@
-import { ChainNotReadyError } from '@frequency-gateway/chain';
+import { ChainNotReadyError } from './connection.js';
 import { serviceUnavailable } from '@frequency-gateway/platform';
 
 /** Runs a chain read; a chain that is not reachable becomes 503 (the caller may retry), not 500. */

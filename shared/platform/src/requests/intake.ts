@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  serviceUnavailable,
-  type JobsOptions,
-  type JobQueues,
-  type Logger,
-  type RequestStatusStore,
-} from '@frequency-gateway/platform';
 import { Counter, type Registry } from 'prom-client';
+import { serviceUnavailable } from '../http/errors.js';
+import type { Logger } from '../logging/index.js';
+import type { JobQueues, JobsOptions } from '../queues/index.js';
+import type { RequestStatusStore } from './store.js';
 
 /** JSON with object keys sorted at every level and bigints as decimal strings: one text per value. */
 export function canonicalJson(value: unknown): string {
@@ -26,8 +23,8 @@ export function referenceIdOf(kind: string, identity: unknown): string {
   return createHash('sha256').update(kind).update('\0').update(canonicalJson(identity)).digest('base64url');
 }
 
-/** How long finished jobs stay visible in /queues and /dev/request. */
-const JOB_OPTIONS: JobsOptions = {
+/** Retries of a job, and how long finished jobs stay visible in /queues. */
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2_000 },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
@@ -38,6 +35,15 @@ export interface Accepted {
   referenceId: string;
   /** False when the same request had been accepted before (nothing new was queued). */
   fresh: boolean;
+  /** The request's state now (`queued` when fresh). */
+  state: string;
+}
+
+export interface IntakeOptions {
+  /** Names the counter `<service>_requests_accepted_total`. */
+  service: string;
+  /** The BullMQ options of every job (the job id is always the referenceId). */
+  jobOptions?: JobsOptions;
 }
 
 export interface IntakeRequest<T> {
@@ -45,10 +51,13 @@ export interface IntakeRequest<T> {
   /** What makes two requests the same one (the validated body, the user, the route). */
   identity: unknown;
   queue: string;
-  jobName: string;
+  /** The job's name on the queue board, or how to make it from the referenceId. */
+  jobName: string | ((referenceId: string) => string);
   job: (referenceId: string) => T;
   /** Shown in the request record. */
   msaId?: string | undefined;
+  /** More fields of the record from the start. */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -64,10 +73,11 @@ export class Intake {
     private readonly status: RequestStatusStore,
     private readonly logger: Logger,
     metrics: Registry,
+    private readonly options: IntakeOptions,
   ) {
     this.accepted = new Counter({
-      name: 'content_requests_accepted_total',
-      help: 'Publishing requests accepted, by kind and whether they were new or repeated',
+      name: `${options.service}_requests_accepted_total`,
+      help: 'Requests accepted, by kind and whether they were new or repeated',
       labelNames: ['kind', 'outcome'],
       registers: [metrics],
     });
@@ -79,24 +89,29 @@ export class Intake {
     try {
       const record = await this.status.create(
         referenceId,
-        { state: 'queued', kind: request.kind, msaId: request.msaId },
+        { ...request.details, state: 'queued', kind: request.kind, msaId: request.msaId },
         ['failed'],
       );
       if (record === 'restarted') await queue.remove(referenceId).catch(() => 0);
       // A repeated request whose record is still queued gets its job added again: harmless (BullMQ keeps one
       // job per id) and it puts back a job lost between a record and its job. The worker moves a record off
       // queued when it takes the job, so a request under way or done is never queued twice.
-      const add = record !== 'existing' || (await this.status.get(referenceId))?.state === 'queued';
+      const state = record === 'existing' ? ((await this.status.get(referenceId))?.state ?? 'queued') : 'queued';
+      const add = state === 'queued';
       if (add) {
         try {
-          await queue.add(request.jobName, request.job(referenceId), { ...JOB_OPTIONS, jobId: referenceId });
+          const name = typeof request.jobName === 'string' ? request.jobName : request.jobName(referenceId);
+          await queue.add(name, request.job(referenceId), {
+            ...(this.options.jobOptions ?? DEFAULT_JOB_OPTIONS),
+            jobId: referenceId,
+          });
         } catch (error) {
           if (record === 'created') await this.status.remove(referenceId).catch(() => undefined);
           throw error;
         }
       }
       this.accepted.inc({ kind: request.kind, outcome: record === 'existing' ? 'repeated' : 'new' });
-      return { referenceId, fresh: record !== 'existing' };
+      return { referenceId, fresh: record !== 'existing', state };
     } catch (error) {
       this.logger.warn({ err: error, kind: request.kind }, 'could not queue a request');
       throw serviceUnavailable('The request could not be queued (Redis is not reachable); try again');

@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { freePort } from './freePort.js';
+
+/** A service component as a process of its own (as deployed), so its memory can be read apart from the client's. */
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** Resident set size now and at its peak (VmRSS, VmHWM), in bytes. */
+  memory(): { rss: number; peak: number };
+  /** Starts a new peak from the current RSS (Linux clear_refs), so the next peak measures what follows. */
+  resetPeak(): void;
+  /** SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves when it has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+function statusField(pid: number, field: string): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith(`${field}:`));
+  return Number(/(\d+) kB/.exec(line ?? '')?.[1] ?? NaN) * 1024;
+}
+
+/**
+ * Runs an HTTP server (TypeScript through tsx unless other `node` options are given) as a child process on a
+ * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers.
+ */
+export async function spawnServer(
+  args: string[],
+  env: Record<string, string>,
+  options: { node?: string[]; portVariable?: string } = {},
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(options.node ?? ['--import', 'tsx', '--conditions=source']), ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, [options.portVariable ?? 'API_PORT']: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    const live = await fetch(`${url}/livez`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (live) break;
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    memory: () => ({ rss: statusField(pid, 'VmRSS'), peak: statusField(pid, 'VmHWM') }),
+    resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Polls `done` every 200 ms until it answers true (errors count as false), or fails after `timeoutMs`. */
+export async function waitUntil(
+  done: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string | (() => string),
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await done().catch(() => false)) return;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { variable } from '../config/index.js';
+
+/** The request status variables, the same for an api (which creates records) and its worker (which moves them). */
+export function requestStatusVariables() {
+  return {
+    REQUEST_STATUS_TTL_SECONDS: variable(
+      z.coerce
+        .number()
+        .int()
+        .positive()
+        .default(30 * 24 * 3600),
+      'How long GET /v1/requests/{referenceId} remembers a request after its last change',
+    ),
+  };
+}
