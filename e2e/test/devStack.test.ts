@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const COMPONENTS = {
-  'account-api': { port: 3013, queues: ['transactionPublish'] },
+  'account-api': { port: 3013, queues: ['transactionPublish', 'webhookQueue'] },
   'account-worker': { port: 3023 },
   'content-publishing-api': {
     port: 3010,

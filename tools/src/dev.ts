@@ -105,6 +105,8 @@ async function main(): Promise<void> {
     PROVIDER_ACCOUNT_SEED_PHRASE: process.env.PROVIDER_ACCOUNT_SEED_PHRASE ?? '//Alice',
     ...(ipfs ? { IPFS_EMBEDDED_DIR: ipfs.dir, IPFS_GATEWAY_URL: `${ipfs.gateway.url}/ipfs/[CID]` } : {}),
     ENVIRONMENT: process.env.ENVIRONMENT ?? 'dev',
+    // Sign-ins from a front end on this machine (a login message whose URI is on localhost).
+    SIWF_V2_URI_VALIDATION: process.env.SIWF_V2_URI_VALIDATION ?? 'localhost',
     LOG_PRETTY: process.env.LOG_PRETTY ?? String(tty),
     ...(tty ? { FORCE_COLOR: '1' } : {}),
   };

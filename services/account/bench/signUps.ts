@@ -1,0 +1,83 @@
+// Sign-up benchmark on a devchain with 6-second blocks: BENCH_SIGNUPS (500) new users, each with a real SIWF
+// response (addProvider, claimHandle, itemActions and a login, sr25519), posted all at once. Reported: the time
+// from the first POST until every SUCCESS webhook has arrived (also in block times), the transactions used,
+// and the POST latency (p50, p99) next to a same-run baseline: GET /livez on the same api at the same
+// concurrency.
+import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { encodeAuthorizationPayload, SiwfUser } from '../test/support/siwfUser.js';
+import { startAccountStack } from '../test/support/stack.js';
+
+const SIGNUPS = Number(process.env.BENCH_SIGNUPS ?? 500);
+const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
+
+const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(52)}${value}\n`);
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+};
+
+/** Sends every request at once; returns each one's latency in ms and status. */
+async function burst(requests: (() => Promise<Response>)[]): Promise<{ ms: number[]; statuses: number[] }> {
+  const results = await Promise.all(
+    requests.map(async (send) => {
+      const started = performance.now();
+      const response = await send();
+      await response.arrayBuffer();
+      return { ms: performance.now() - started, status: response.status };
+    }),
+  );
+  return { ms: results.map((result) => result.ms), statuses: results.map((result) => result.status) };
+}
+
+await cryptoWaitReady();
+const stack = await startAccountStack({
+  blockTimeMs: BLOCK_MS,
+  finalityLag: 1,
+  workerEnv: { WEBHOOK_CONCURRENCY: '50', LOG_LEVEL: 'error' },
+  apiEnv: { LOG_LEVEL: 'error' },
+});
+try {
+  const bodies: string[] = [];
+  for (let index = 0; index < SIGNUPS; index++) {
+    const user = SiwfUser.create('sr25519');
+    const response = await stack.signUpOf(user, { handle: `bench${index}` });
+    bodies.push(JSON.stringify({ authorizationPayload: encodeAuthorizationPayload(response) }));
+  }
+  // Same-run baseline: the api's cheapest route at the same concurrency.
+  const baseline = await burst(bodies.map(() => () => fetch(`${stack.api.url}/livez`)));
+
+  const started = performance.now();
+  const posts = await burst(
+    bodies.map(
+      (body) => () =>
+        fetch(`${stack.api.url}/v2/accounts/siwf`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        }),
+    ),
+  );
+  const accepted = posts.statuses.filter((status) => status === 200).length;
+  await stack.receiver.waitFor(accepted, 30 * 60_000);
+  const elapsed = performance.now() - started;
+  const deliveries = stack.receiver.received.map((delivery) => delivery.body as { status: string; txHash: string });
+  const succeeded = deliveries.filter((body) => body.status === 'SUCCESS').length;
+  const transactions = new Set(deliveries.map((body) => body.txHash)).size;
+
+  line('sign-ups posted at once', String(SIGNUPS));
+  line('accepted (200)', String(accepted));
+  line('SUCCESS webhooks', `${succeeded} of ${deliveries.length}`);
+  line(
+    'first POST → last webhook',
+    `${(elapsed / 1000).toFixed(1)} s (${(elapsed / BLOCK_MS).toFixed(1)} block times)`,
+  );
+  line('transactions used', `${transactions} (${(transactions / Math.max(1, succeeded)).toFixed(2)} per sign-up)`);
+  line('POST latency p50 / p99', `${percentile(posts.ms, 50).toFixed(0)} / ${percentile(posts.ms, 99).toFixed(0)} ms`);
+  line(
+    'baseline GET /livez p50 / p99 (same burst)',
+    `${percentile(baseline.ms, 50).toFixed(0)} / ${percentile(baseline.ms, 99).toFixed(0)} ms`,
+  );
+  line('POST p99 / baseline p99', (percentile(posts.ms, 99) / percentile(baseline.ms, 99)).toFixed(1));
+} finally {
+  await stack.stop();
+}

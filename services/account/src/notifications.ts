@@ -1,0 +1,41 @@
+import type { WebhookSpec } from '@frequency-gateway/platform';
+import { z } from 'zod';
+
+/** The body of a transaction notification, as POSTed to {WEBHOOK_BASE_URL}/webhooks/transaction-notify. */
+export const transactionNotificationSchema = z
+  .object({
+    transactionType: z.enum(['SIWF_SIGNUP']),
+    providerId: z.string().meta({ description: 'MSA id of the provider' }),
+    referenceId: z.string().meta({ description: 'The request: signUpReferenceId of the sign-in answer' }),
+    status: z.enum(['SUCCESS', 'FAILED', 'EXPIRED']),
+    txHash: z.string().optional(),
+    blockHash: z.string().optional().meta({ description: 'The block that included it (or where it expired)' }),
+    blockNumber: z.number().int().optional(),
+    msaId: z.string().optional().meta({ description: 'The new account (SUCCESS)' }),
+    accountId: z.string().optional().meta({ description: "The user's account, SS58" }),
+    handle: z
+      .string()
+      .optional()
+      .meta({ description: 'The claimed handle, `<base>.<suffix>` (SUCCESS, when claimed)' }),
+    error: z
+      .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
+      .optional()
+      .meta({ description: 'Why it failed (FAILED, EXPIRED); chain errors carry the pallet and error name' }),
+  })
+  .meta({ id: 'AccountTransactionNotification' });
+
+export type AccountNotification = z.infer<typeof transactionNotificationSchema>;
+
+/** The webhook as the OpenAPI document publishes it. */
+export const transactionNotifyWebhook: WebhookSpec = {
+  name: 'transaction-notify',
+  operationId: 'transactionNotify',
+  summary: 'POST {WEBHOOK_BASE_URL}/webhooks/transaction-notify: how a request ended',
+  description:
+    'Sent once per request and final status by the worker, from a durable queue: retried with exponential backoff until a 2xx, then kept as a dead letter (visible at /queues and in webhook_deliveries_total). With WEBHOOK_SECRET set, each delivery is signed: `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`.',
+  body: transactionNotificationSchema,
+  responses: {
+    200: { description: 'Received (any 2xx)' },
+    410: { description: 'Any other status is retried' },
+  },
+};

@@ -1,0 +1,202 @@
+import {
+  accountCalls,
+  describeChainError,
+  SubmissionError,
+  type CapacityMonitor,
+  type CapacitySubmitter,
+  type ChainEvent,
+  type TransactionOutcome,
+  type TransactionTracker,
+} from '@frequency-gateway/chain';
+import type { Job, Logger, RequestStatusStore } from '@frequency-gateway/platform';
+import type { TransactionNotifier } from '@frequency-gateway/webhooks';
+import type { ApiPromise } from '@polkadot/api';
+import { hexToString, isHex } from '@polkadot/util';
+import type { Redis } from 'ioredis';
+import { Counter, type Registry } from 'prom-client';
+import type { TransactionJob } from '../jobs.js';
+import type { AccountNotification } from '../notifications.js';
+
+/** Capacity is short (the service limit, or none left): the job waits, it has not failed. */
+export class CapacityShortError extends Error {
+  constructor(reason: string) {
+    super(`Capacity is short: ${reason}`);
+    this.name = 'CapacityShortError';
+  }
+}
+
+/** A request that can never succeed as asked (the node refused it for good): its job ends, the request fails. */
+export class RefusedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'RefusedError';
+  }
+}
+
+export interface SignUpsOptions {
+  api: ApiPromise;
+  redis: Redis;
+  prefix: string;
+  submitter: CapacitySubmitter;
+  tracker: TransactionTracker;
+  capacity: CapacityMonitor;
+  status: RequestStatusStore;
+  notifier: TransactionNotifier;
+  providerId: string;
+  /** How long the link from a request to its transaction is kept (longer than any transaction lives). */
+  linkTtlSeconds?: number;
+  logger: Logger;
+  metrics: Registry;
+}
+
+type SignUpError = { message: string; module?: string; name?: string };
+
+const eventsOf = (events: ChainEvent[], section: string, method: string) =>
+  events
+    .filter((event) => event.section === section && event.method === method)
+    .map((event) => event.data as unknown[]);
+
+/**
+ * Sign-ups from submission to outcome. A job's calls go in one capacity-paid `payWithCapacityBatchAll`,
+ * recorded with the tracker (and linked to its request) before it is submitted, so a worker that dies at any
+ * point neither submits twice nor loses the outcome. The tracker's outcome finalizes or fails the request,
+ * with the new MSA id and handle read from the block's events, and notifies the application once.
+ */
+export class SignUps {
+  private readonly finished: Counter<'outcome'>;
+
+  constructor(private readonly options: SignUpsOptions) {
+    this.finished = new Counter({
+      name: 'account_requests_finished_total',
+      help: 'Account requests that reached a final state, by state',
+      labelNames: ['outcome'],
+      registers: [options.metrics],
+    });
+  }
+
+  private linkKey(referenceId: string): string {
+    return `${this.options.prefix}:request:tx:${referenceId}`;
+  }
+
+  /** The transactionPublish processor. */
+  async process(job: Job<TransactionJob>): Promise<{ txHash: string; resumed?: boolean }> {
+    const { referenceId } = job.data;
+    const { logger, redis, submitter, tracker, status } = this.options;
+    logger.info({ jobId: job.id, referenceId, type: job.data.type }, 'processing transaction job');
+    // A job run again after its transaction was recorded (a retry, or a worker that died) leaves it to the tracker.
+    const linked = await redis.get(this.linkKey(referenceId));
+    if (linked) {
+      logger.info({ jobId: job.id, referenceId, txHash: linked }, 'already submitted; the tracker follows it');
+      return { txHash: linked, resumed: true };
+    }
+    const capacity = this.options.capacity.current();
+    if (capacity && !capacity.available) throw new CapacityShortError(capacity.reason ?? 'unavailable');
+
+    const builder = accountCalls(this.options.api);
+    let calls;
+    try {
+      calls = job.data.calls.map((call) => builder.decode(call.encodedExtrinsic));
+    } catch (error) {
+      throw new RefusedError(`a call does not decode in this runtime: ${(error as Error).message}`);
+    }
+    let recorded: string | undefined;
+    try {
+      const transaction = await submitter.submit(calls, async (signed) => {
+        recorded = signed.hash;
+        await tracker.record(signed, [referenceId], (multi) =>
+          multi.set(this.linkKey(referenceId), signed.hash, 'EX', this.options.linkTtlSeconds ?? 7 * 24 * 3600),
+        );
+      });
+      await status.update(referenceId, 'submitted', { transaction: { hash: transaction.hash } });
+      logger.info({ jobId: job.id, referenceId, txHash: transaction.hash }, 'transaction submitted');
+      return { txHash: transaction.hash };
+    } catch (error) {
+      // Refused by the node: that transaction will never be included, so forget it. A dropped connection
+      // ('rpc') leaves its fate unknown: the record stays and the tracker settles it.
+      if (error instanceof SubmissionError && error.kind !== 'rpc' && recorded) {
+        const hash = recorded;
+        await tracker.forget(hash, (multi) => multi.del(this.linkKey(referenceId)));
+        if (error.kind === 'cannotPayFees') throw new CapacityShortError(error.message);
+        if (!error.retryable) throw new RefusedError(`the node refused the transaction: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  /** Ends a request that cannot be submitted: failed, with the reason, and notified. */
+  async refuse(job: TransactionJob, reason: string): Promise<void> {
+    const error = { message: reason };
+    await this.options.status.update(job.referenceId, 'failed', { error });
+    this.finished.inc({ outcome: 'failed' });
+    await this.notify(job.referenceId, 'FAILED', { error });
+  }
+
+  /** The tracker's handler: the outcome of one transaction, for the request that rode in it. */
+  async settle(outcome: TransactionOutcome): Promise<void> {
+    const { redis, status, logger, capacity } = this.options;
+    if (outcome.status !== 'expired') {
+      await capacity.recordOutcome(outcome);
+      await capacity.check();
+    }
+    for (const referenceId of outcome.jobs) {
+      // Only the transaction the request last went in counts (a refused earlier attempt may expire later).
+      if ((await redis.get(this.linkKey(referenceId))) !== outcome.txHash) continue;
+      if (outcome.status === 'succeeded') {
+        const created = eventsOf(outcome.events, 'msa', 'MsaCreated')[0];
+        const granted = eventsOf(outcome.events, 'msa', 'DelegationGranted')[0];
+        const claimed = eventsOf(outcome.events, 'handles', 'HandleClaimed')[0];
+        const msaId = String(created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? '');
+        const handle = claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined;
+        const block = { number: outcome.blockNumber, hash: outcome.blockHash };
+        await status.update(referenceId, 'finalized', {
+          ...(msaId ? { msaId } : {}),
+          ...(handle ? { handle } : {}),
+          transaction: { hash: outcome.txHash },
+          block,
+        });
+        this.finished.inc({ outcome: 'finalized' });
+        logger.info({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, msaId, handle }, 'finalized');
+        await this.notify(referenceId, 'SUCCESS', {
+          txHash: outcome.txHash,
+          blockHash: outcome.blockHash,
+          blockNumber: outcome.blockNumber,
+          ...(msaId ? { msaId } : {}),
+          ...(handle ? { handle } : {}),
+        });
+      } else {
+        const error: SignUpError =
+          outcome.status === 'failed'
+            ? describeChainError(outcome.error)
+            : { message: 'the transaction expired before it was included' };
+        await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } });
+        this.finished.inc({ outcome: 'failed' });
+        logger.warn({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, error }, 'failed');
+        await this.notify(referenceId, outcome.status === 'expired' ? 'EXPIRED' : 'FAILED', {
+          txHash: outcome.txHash,
+          ...('blockHash' in outcome ? { blockHash: outcome.blockHash } : {}),
+          blockNumber: outcome.blockNumber,
+          error,
+        });
+      }
+    }
+  }
+
+  private async notify(
+    referenceId: string,
+    status: AccountNotification['status'],
+    details: Partial<AccountNotification>,
+  ): Promise<void> {
+    const record = await this.options.status.get(referenceId);
+    const accountId = typeof record?.accountId === 'string' ? record.accountId : undefined;
+    await this.options.notifier.notify([
+      {
+        transactionType: 'SIWF_SIGNUP',
+        providerId: this.options.providerId,
+        referenceId,
+        status,
+        ...(accountId ? { accountId } : {}),
+        ...details,
+      } satisfies AccountNotification,
+    ]);
+  }
+}

@@ -1,0 +1,64 @@
+import { waitUntil } from '@frequency-gateway/devstack';
+import { verifyWebhook } from '@frequency-gateway/webhooks';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
+import { startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
+
+let stack: AccountStack;
+
+beforeAll(async () => {
+  await cryptoWaitReady();
+  // Finality three blocks behind: a transaction stays submitted-but-unfinalized for a few seconds.
+  stack = await startAccountStack({ blockTimeMs: 1_000, finalityLag: 3 });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function signUp(): Promise<string> {
+  const answer = await stack.call('POST', '/v2/accounts/siwf', {
+    authorizationPayload: encodeAuthorizationPayload(await stack.signUpOf(SiwfUser.create('sr25519'))),
+  });
+  expect(answer.status).toBe(200);
+  return answer.body.signUpReferenceId as string;
+}
+
+const deliveriesOf = (referenceId: string) =>
+  stack.receiver.received.filter((delivery) => (delivery.body as { referenceId?: string }).referenceId === referenceId);
+
+const stateOf = async (referenceId: string) =>
+  (await stack.call('GET', `/v1/requests/${referenceId}`)).body.state as string | undefined;
+
+test('a worker killed after submission, before finalization: the webhook still arrives exactly once', async () => {
+  const referenceId = await signUp();
+  await waitUntil(async () => (await stateOf(referenceId)) === 'submitted', 30_000, 'the sign-up submitted');
+  expect(await stateOf(referenceId)).toBe('submitted');
+  await stack.workers[0]!.stop('SIGKILL');
+  await stack.startWorker();
+
+  await waitUntil(async () => deliveriesOf(referenceId).length > 0, 60_000, 'the notification');
+  // Time for a duplicate to show up, were there one (a second submission, or a second settlement).
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  const deliveries = deliveriesOf(referenceId);
+  expect(deliveries).toHaveLength(1);
+  expect(deliveries[0]!.body).toMatchObject({ status: 'SUCCESS', referenceId });
+  expect(await stateOf(referenceId)).toBe('finalized');
+}, 120_000);
+
+test('a webhook receiver down for a minute gets the notification late, once', async () => {
+  await stack.receiver.stop();
+  const referenceId = await signUp();
+  await waitUntil(async () => (await stateOf(referenceId)) === 'finalized', 60_000, 'the sign-up finalized');
+  const downSince = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() - downSince)));
+  expect(deliveriesOf(referenceId)).toHaveLength(0);
+  await stack.receiver.start();
+
+  await waitUntil(async () => deliveriesOf(referenceId).length > 0, 30_000, 'the late notification');
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  const deliveries = deliveriesOf(referenceId);
+  expect(deliveries).toHaveLength(1);
+  expect(verifyWebhook(WEBHOOK_SECRET, deliveries[0]!.headers, deliveries[0]!.raw)).toBe(true);
+  expect(deliveries[0]!.body).toMatchObject({ status: 'SUCCESS', referenceId, transactionType: 'SIWF_SIGNUP' });
+}, 150_000);

@@ -1,0 +1,132 @@
+import { fileURLToPath } from 'node:url';
+import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
+import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
+import {
+  spawnServer,
+  startRedisServer,
+  startWebhookReceiver,
+  waitUntil,
+  type LocalRedis,
+  type ServerProcess,
+  type WebhookReceiver,
+} from '@frequency-gateway/devstack';
+import type { SiwfUser, SignUpOptions } from './siwfUser.js';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+export const WEBHOOK_SECRET = `whsec_${Buffer.from('account-test-secret-of-24b').toString('base64')}`;
+export const PREFIX = 'account';
+
+/** The account service as deployed: api and worker processes, the devchain, Redis and the application's webhook receiver. */
+export interface AccountStack {
+  devchain: DevchainProcess;
+  redis: LocalRedis;
+  receiver: WebhookReceiver;
+  api: ServerProcess;
+  workers: ServerProcess[];
+  chain: ChainConnection;
+  startWorker(env?: Record<string, string>): Promise<ServerProcess>;
+  /** A JSON request to the api. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** What a new user of the given key kind signs up with: the three payloads and a login. */
+  signUpOf(user: SiwfUser, options?: Partial<SignUpOptions>): ReturnType<SiwfUser['signUp']>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  blockTimeMs?: number;
+  finalityLag?: number;
+  apiEnv?: Record<string, string>;
+  workerEnv?: Record<string, string>;
+}
+
+export async function startAccountStack(options: StackOptions = {}): Promise<AccountStack> {
+  const [devchain, redis, receiver] = await Promise.all([
+    spawnDevchain({
+      sealing: 'interval',
+      blockTimeMs: options.blockTimeMs ?? 1_000,
+      finalityLag: options.finalityLag ?? 2,
+    }),
+    startRedisServer({ appendOnly: 'everysec' }),
+    startWebhookReceiver(),
+  ]);
+  const common = {
+    REDIS_URL: redis.url,
+    FREQUENCY_API_WS_URL: devchain.url,
+    PROVIDER_ID: '1',
+    CACHE_KEY_PREFIX: PREFIX,
+    READINESS_INTERVAL_MS: '250',
+  };
+  const workerEnv = {
+    ...common,
+    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+    WEBHOOK_BASE_URL: receiver.url,
+    WEBHOOK_SECRET,
+    WEBHOOK_RETRY_BASE_MS: '500',
+    WEBHOOK_RETRY_MAX_MS: '4000',
+    WEBHOOK_MAX_ATTEMPTS: '40',
+    ...options.workerEnv,
+  };
+  const [api, chain] = await Promise.all([
+    spawnServer([MAIN, 'api'], {
+      ...common,
+      PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+      SIWF_V2_URI_VALIDATION: 'https://localhost/login',
+      ...options.apiEnv,
+    }),
+    connectChain({ url: devchain.url }),
+  ]);
+  const workers: ServerProcess[] = [];
+  const startWorker = async (env: Record<string, string> = {}) => {
+    const worker = await spawnServer([MAIN, 'worker'], { ...workerEnv, ...env }, { portVariable: 'WORKER_API_PORT' });
+    workers.push(worker);
+    await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'worker ready');
+    return worker;
+  };
+  await startWorker();
+  await waitUntil(async () => (await fetch(`${api.url}/readyz`)).status === 200, 60_000, 'api ready');
+
+  const queries = new ChainQueries(chain.api);
+  const graphKeys = await queries.intentByName('dsnp.public-key-key-agreement');
+  const intents = await Promise.all(['dsnp.broadcast', 'dsnp.reply'].map((name) => queries.intentByName(name)));
+
+  return {
+    devchain,
+    redis,
+    receiver,
+    api,
+    workers,
+    chain,
+    startWorker,
+    call: async (method, path, body) => {
+      const response = await fetch(`${api.url}${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    },
+    signUpOf: async (user, overrides = {}) => {
+      const finalized = (await queries.finalizedBlock()).number;
+      return user.signUp(chain.api, {
+        providerId: 1,
+        intentIds: intents.map((intent) => intent!.intentId),
+        expiration: finalized + 50,
+        handle: `user${Math.floor(Math.random() * 1e6)}`,
+        itemActions: {
+          schemaId: graphKeys!.latestSchemaId!,
+          targetHash: 0,
+          items: [`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`],
+        },
+        login: { uri: 'https://localhost/login' },
+        ...overrides,
+      });
+    },
+    stop: async () => {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await api.stop();
+      await chain.close();
+      await Promise.all([devchain.stop(), redis.stop(), receiver.stop()]);
+    },
+  };
+}
