@@ -1,8 +1,8 @@
 // Sign-up benchmark on a devchain with 6-second blocks: BENCH_SIGNUPS (500) new users, each with a real SIWF
 // response (addProvider, claimHandle, itemActions and a login, sr25519), posted all at once. Reported: the time
 // from the first POST until every SUCCESS webhook has arrived (also in block times), the transactions used,
-// and the POST latency (p50, p99) next to a same-run baseline: GET /livez on the same api at the same
-// concurrency.
+// and the POST latency (p50, p99) next to same-run baselines on the same api at the same concurrency: GET /livez,
+// and an account look-up (one chain read).
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { encodeAuthorizationPayload, SiwfUser } from '../test/support/siwfUser.js';
 import { startAccountStack } from '../test/support/stack.js';
@@ -35,6 +35,8 @@ const stack = await startAccountStack({
   finalityLag: 1,
   workerEnv: { WEBHOOK_CONCURRENCY: '50', LOG_LEVEL: 'error' },
   apiEnv: { LOG_LEVEL: 'error' },
+  // BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the api (Node refuses them in NODE_OPTIONS).
+  apiNodeArgs: (process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
 });
 try {
   const bodies: string[] = [];
@@ -43,8 +45,14 @@ try {
     const response = await stack.signUpOf(user, { handle: `bench${index}` });
     bodies.push(JSON.stringify({ authorizationPayload: encodeAuthorizationPayload(response) }));
   }
-  // Same-run baseline: the api's cheapest route at the same concurrency.
+  // Same-run baselines at the same concurrency: the api's cheapest route, and a route that makes one chain read
+  // (a sign-in makes three: the handle check, the account look-up, and the intents on first use).
   const baseline = await burst(bodies.map(() => () => fetch(`${stack.api.url}/livez`)));
+  const chainRead = await burst(
+    bodies.map(
+      () => () => fetch(`${stack.api.url}/v1/accounts/account/5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY`),
+    ),
+  );
 
   const started = performance.now();
   const posts = await burst(
@@ -77,7 +85,12 @@ try {
     'baseline GET /livez p50 / p99 (same burst)',
     `${percentile(baseline.ms, 50).toFixed(0)} / ${percentile(baseline.ms, 99).toFixed(0)} ms`,
   );
-  line('POST p99 / baseline p99', (percentile(posts.ms, 99) / percentile(baseline.ms, 99)).toFixed(1));
+  line(
+    'baseline GET /v1/accounts/account/{key} p50 / p99',
+    `${percentile(chainRead.ms, 50).toFixed(0)} / ${percentile(chainRead.ms, 99).toFixed(0)} ms`,
+  );
+  line('POST p99 / GET /livez p99', (percentile(posts.ms, 99) / percentile(baseline.ms, 99)).toFixed(1));
+  line('POST p99 / one-chain-read GET p99', (percentile(posts.ms, 99) / percentile(chainRead.ms, 99)).toFixed(1));
 } finally {
   await stack.stop();
 }

@@ -7,6 +7,8 @@ export interface ChainConnection {
   blockTimeMs: number;
   /** Resolves when the chain answers and its finality is not stalled; rejects otherwise (a readiness probe). */
   probe(signal: AbortSignal): Promise<void>;
+  /** The newest best and finalized block numbers the node announced (no round trip). */
+  heads(): { best: number; finalized: number };
   close(): Promise<void>;
 }
 
@@ -99,7 +101,7 @@ export function openChain(options: ConnectOptions): OpeningChain {
       }),
     ]);
     if (closed) for (const stop of unsubscribe) stop();
-    connection = { api, blockTimeMs, probe, close };
+    connection = { api, blockTimeMs, probe, heads: () => ({ best, finalized: finalized.number }), close };
     return connection;
   });
   opened.catch(() => undefined);

@@ -359,7 +359,9 @@ export class SiwfService {
     const payloads = new SignedPayloads(api);
     const builder = accountCalls(api);
     const queries = new ChainQueries(api);
-    const finalized = await fromChain(() => queries.finalizedBlock());
+    // The announced finalized head: no round trip per sign-in (the subscription is at most a block behind).
+    const announced = connection.heads().finalized;
+    const finalized = announced >= 0 ? { number: announced } : await fromChain(() => queries.finalizedBlock());
     const chainId = eip712ChainIdOf(chainType);
     const signer = u8aToHex(accountId);
     const problems: string[] = [];

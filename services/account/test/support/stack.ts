@@ -37,6 +37,8 @@ export interface StackOptions {
   blockTimeMs?: number;
   finalityLag?: number;
   apiEnv?: Record<string, string>;
+  /** More node options for the api process (e.g. --cpu-prof). */
+  apiNodeArgs?: string[];
   workerEnv?: Record<string, string>;
 }
 
@@ -68,12 +70,16 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     ...options.workerEnv,
   };
   const [api, chain] = await Promise.all([
-    spawnServer([MAIN, 'api'], {
-      ...common,
-      PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
-      SIWF_V2_URI_VALIDATION: 'https://localhost/login',
-      ...options.apiEnv,
-    }),
+    spawnServer(
+      [MAIN, 'api'],
+      {
+        ...common,
+        PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+        SIWF_V2_URI_VALIDATION: 'https://localhost/login',
+        ...options.apiEnv,
+      },
+      { node: ['--import', 'tsx', '--conditions=source', ...(options.apiNodeArgs ?? [])] },
+    ),
     connectChain({ url: devchain.url }),
   ]);
   const workers: ServerProcess[] = [];

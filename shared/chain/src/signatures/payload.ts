@@ -27,7 +27,8 @@ export function verifyPayloadSignature(
       : signatureParts(signature as Codec);
   const account = hexToU8a(signer);
   const bytes = payload.toU8a();
-  if (verifyExactly(bytes, parts, account)) return true;
-  if (parts.type !== 'Ecdsa') return verifyExactly(u8aConcat(OPEN, bytes, CLOSE), parts, account);
-  return verifyExactly(eip712Message(kind, payload, chainId), parts, account);
+  // Wallets sign sr25519/ed25519 payloads wrapped (signRaw), so that form is tried first.
+  if (parts.type !== 'Ecdsa')
+    return verifyExactly(u8aConcat(OPEN, bytes, CLOSE), parts, account) || verifyExactly(bytes, parts, account);
+  return verifyExactly(bytes, parts, account) || verifyExactly(eip712Message(kind, payload, chainId), parts, account);
 }
