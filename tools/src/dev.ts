@@ -107,6 +107,8 @@ async function main(): Promise<void> {
     ENVIRONMENT: process.env.ENVIRONMENT ?? 'dev',
     // Sign-ins from a front end on this machine (a login message whose URI is on localhost).
     SIWF_V2_URI_VALIDATION: process.env.SIWF_V2_URI_VALIDATION ?? 'localhost',
+    // The devchain has no sign-in service of its own: sign-in requests point at the testnet's.
+    SIWF_V2_URL: process.env.SIWF_V2_URL ?? 'https://testnet.frequencyaccess.com/siwa',
     LOG_PRETTY: process.env.LOG_PRETTY ?? String(tty),
     ...(tty ? { FORCE_COLOR: '1' } : {}),
   };
