@@ -26,7 +26,9 @@ const portIsFree = (port: number) =>
 
 async function freeOffset(): Promise<number> {
   for (;;) {
-    const offset = 20_000 + Math.floor(Math.random() * 20_000);
+    // Below the kernel's ephemeral range (32768 and up), where the free ports other suites pick come from: a
+    // port checked free here cannot be taken by another test's process before the component binds it.
+    const offset = 10_000 + Math.floor(Math.random() * 12_000);
     const ports = [...Object.values(COMPONENTS).map(({ port }) => port), 9944, 8080];
     const free = await Promise.all(ports.map((port) => portIsFree(port + offset)));
     if (free.every(Boolean)) return offset;

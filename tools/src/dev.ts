@@ -146,7 +146,9 @@ async function main(): Promise<void> {
     say(
       `not ready after 60 s: ${all
         .filter((_, i) => !ready[i])
-        .map((r) => r.component.name)
+        .map((r) =>
+          r.child.exitCode === null ? r.component.name : `${r.component.name} (exited with ${r.child.exitCode})`,
+        )
         .join(', ')}`,
     );
 }
