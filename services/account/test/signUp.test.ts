@@ -220,6 +220,47 @@ describe('refused sign-ins: 400 with the reason, and no job', () => {
   });
 });
 
+describe('read-only (no provider key)', () => {
+  test('sign-in requests and sign-ups are refused with 403; a registered user still signs in', async () => {
+    const readOnly = await stack.startApi({ PROVIDER_ACCOUNT_SEED_PHRASE: '' });
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${readOnly.url}${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const redirect = await call('GET', '/v2/accounts/siwf?callbackUrl=https%3A%2F%2Fapp.example%2Fcb');
+    expect(redirect.status).toBe(403);
+    expect(String(redirect.body.message)).toMatch(/provider key/);
+
+    const requests = await requestKeys();
+    const newcomer = await stack.signUpOf(SiwfUser.create('sr25519'));
+    const signUp = await call('POST', '/v2/accounts/siwf', {
+      authorizationPayload: encodeAuthorizationPayload(newcomer),
+    });
+    expect(signUp.status).toBe(403);
+    expect(String(signUp.body.message)).toMatch(/read-only/);
+    expect(await requestKeys()).toBe(requests);
+
+    // A user registered by the signing api (the first sign-up of this suite, or a fresh one) signs in.
+    const user = SiwfUser.create('sr25519');
+    const accepted = await post({ authorizationPayload: encodeAuthorizationPayload(await stack.signUpOf(user)) });
+    await waitUntil(
+      async () =>
+        (await stack.call('GET', `/v1/requests/${accepted.body.signUpReferenceId as string}`)).body.state ===
+        'finalized',
+      60_000,
+      'the sign-up finalized',
+    );
+    const login = await call('POST', '/v2/accounts/siwf', {
+      authorizationPayload: encodeAuthorizationPayload(await user.login({ uri: 'https://localhost/login' })),
+    });
+    expect(login.status).toBe(200);
+    expect(login.body.msaId).toEqual(expect.stringMatching(/^\d+$/));
+  }, 120_000);
+});
+
 describe('the sign-in request', () => {
   test('GET /v2/accounts/siwf signs a request for the named intents and credentials', async () => {
     const answer = await stack.call(

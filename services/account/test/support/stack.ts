@@ -26,6 +26,8 @@ export interface AccountStack {
   workers: ServerProcess[];
   chain: ChainConnection;
   startWorker(env?: Record<string, string>): Promise<ServerProcess>;
+  /** One more api process with other settings (e.g. read-only), stopped with the stack. */
+  startApi(env: Record<string, string>): Promise<ServerProcess>;
   /** A JSON request to the api. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   /** What a new user of the given key kind signs up with: the three payloads and a login. */
@@ -69,17 +71,17 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     WEBHOOK_MAX_ATTEMPTS: '40',
     ...options.workerEnv,
   };
+  const apiEnv = {
+    ...common,
+    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+    SIWF_V2_URI_VALIDATION: 'https://localhost/login',
+    ...options.apiEnv,
+  };
+  const extraApis: ServerProcess[] = [];
   const [api, chain] = await Promise.all([
-    spawnServer(
-      [MAIN, 'api'],
-      {
-        ...common,
-        PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
-        SIWF_V2_URI_VALIDATION: 'https://localhost/login',
-        ...options.apiEnv,
-      },
-      { node: ['--import', 'tsx', '--conditions=source', ...(options.apiNodeArgs ?? [])] },
-    ),
+    spawnServer([MAIN, 'api'], apiEnv, {
+      node: ['--import', 'tsx', '--conditions=source', ...(options.apiNodeArgs ?? [])],
+    }),
     connectChain({ url: devchain.url }),
   ]);
   const workers: ServerProcess[] = [];
@@ -104,6 +106,12 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     workers,
     chain,
     startWorker,
+    startApi: async (env) => {
+      const extra = await spawnServer([MAIN, 'api'], { ...apiEnv, ...env });
+      extraApis.push(extra);
+      await waitUntil(async () => (await fetch(`${extra.url}/readyz`)).status === 200, 60_000, 'api ready');
+      return extra;
+    },
     call: async (method, path, body) => {
       const response = await fetch(`${api.url}${path}`, {
         method,
@@ -130,7 +138,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     },
     stop: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
-      await api.stop();
+      await Promise.all([api, ...extraApis].map((server) => server.stop()));
       await chain.close();
       await Promise.all([devchain.stop(), redis.stop(), receiver.stop()]);
     },
