@@ -1,5 +1,6 @@
 /** The kinds of transaction the account service submits, as its webhooks name them. */
-export type TransactionType = 'SIWF_SIGNUP';
+export const TRANSACTION_TYPES = ['SIWF_SIGNUP', 'CREATE_HANDLE', 'CHANGE_HANDLE'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** One user-signed call of a transaction job, as SCALE hex (decoded again by the worker's runtime). */
 export interface EncodedCall {
@@ -9,8 +10,8 @@ export interface EncodedCall {
 }
 
 /**
- * A `transactionPublish` job: calls the user signed, to be wrapped in one capacity-paid
- * `payWithCapacityBatchAll` by the provider. The job id is the referenceId.
+ * A `transactionPublish` job: calls the user signed, wrapped by the provider in one capacity-paid
+ * `payWithCapacity` (one call) or `payWithCapacityBatchAll` (several). The job id is the referenceId.
  */
 export interface TransactionJob {
   type: TransactionType;

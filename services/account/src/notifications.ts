@@ -1,22 +1,23 @@
 import type { WebhookSpec } from '@frequency-gateway/platform';
 import { z } from 'zod';
+import { TRANSACTION_TYPES } from './jobs.js';
 
 /** The body of a transaction notification, as POSTed to {WEBHOOK_BASE_URL}/webhooks/transaction-notify. */
 export const transactionNotificationSchema = z
   .object({
-    transactionType: z.enum(['SIWF_SIGNUP']),
+    transactionType: z.enum(TRANSACTION_TYPES),
     providerId: z.string().meta({ description: 'MSA id of the provider' }),
     referenceId: z.string().meta({ description: 'The request: signUpReferenceId of the sign-in answer' }),
     status: z.enum(['SUCCESS', 'FAILED', 'EXPIRED']),
     txHash: z.string().optional(),
     blockHash: z.string().optional().meta({ description: 'The block that included it (or where it expired)' }),
     blockNumber: z.number().int().optional(),
-    msaId: z.string().optional().meta({ description: 'The new account (SUCCESS)' }),
+    msaId: z.string().optional().meta({ description: "The user's MSA (SUCCESS)" }),
     accountId: z.string().optional().meta({ description: "The user's account, SS58" }),
     handle: z
       .string()
       .optional()
-      .meta({ description: 'The claimed handle, `<base>.<suffix>` (SUCCESS, when claimed)' }),
+      .meta({ description: 'The handle claimed, `<base>.<suffix>` (SUCCESS of a sign-up or handle request)' }),
     error: z
       .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
       .optional()

@@ -1,4 +1,5 @@
 import { RequestStatusStore, transactionRequestFields } from '@frequency-gateway/platform';
+import { TRANSACTION_TYPES } from './jobs.js';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
@@ -17,10 +18,13 @@ export const requestRecordSchema = z
   .object({
     referenceId: z.string(),
     state: z.enum(REQUEST_STATES),
-    kind: z.enum(['SIWF_SIGNUP']).meta({ description: 'The transaction type asked for' }),
+    kind: z.enum(TRANSACTION_TYPES).meta({ description: 'The transaction type asked for' }),
     accountId: z.string().optional().meta({ description: "The user's account (SS58)" }),
     msaId: z.string().optional().meta({ description: "The user's MSA id, once the account exists" }),
-    handle: z.string().optional().meta({ description: 'The handle claimed, `<base>.<suffix>`, once finalized' }),
+    handle: z
+      .string()
+      .optional()
+      .meta({ description: 'The handle claimed or changed to, `<base>.<suffix>`, once finalized' }),
     version: z.number().int().meta({ description: 'Grows with every change' }),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -16,12 +16,13 @@ export const messageCalls = (api: ApiPromise) => ({
 type Proof = { algo: 'Sr25519' | 'Ed25519' | 'Ecdsa'; encodedValue: string };
 const multiSignature = (proof: Proof) => ({ [proof.algo]: proof.encodedValue }) as { Sr25519: string };
 
-/** The user-signed calls of account sign-up a provider submits, with the user's key, proof and payload. */
+/** The user-signed account calls a provider submits, with the user's key, proof and payload. */
 export type AccountCall =
   | 'msa.createSponsoredAccountWithDelegation'
   | 'msa.grantDelegation'
   | 'msa.addRecoveryCommitment'
   | 'handles.claimHandle'
+  | 'handles.changeHandle'
   | 'statefulStorage.applyItemActionsWithSignatureV2';
 
 /**
@@ -39,6 +40,8 @@ export const accountCalls = (api: ApiPromise) => {
       msa.addRecoveryCommitment(key, multiSignature(proof), payload as never).method as unknown as Call,
     'handles.claimHandle': (key, proof, payload) =>
       handles.claimHandle(key, multiSignature(proof), payload as never).method as unknown as Call,
+    'handles.changeHandle': (key, proof, payload) =>
+      handles.changeHandle(key, multiSignature(proof), payload as never).method as unknown as Call,
     'statefulStorage.applyItemActionsWithSignatureV2': (key, proof, payload) =>
       statefulStorage.applyItemActionsWithSignatureV2(key, multiSignature(proof), payload as never)
         .method as unknown as Call,

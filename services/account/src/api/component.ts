@@ -16,6 +16,7 @@ import { ACCOUNT_QUEUES } from '../queues.js';
 import { requestRecordSchema, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
 import { accountRoutes } from './accountRoutes.js';
+import { handleRoutes } from './handleRoutes.js';
 import { SiwfService } from './siwf.js';
 import { siwfRoutes } from './siwfRoutes.js';
 
@@ -111,6 +112,13 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
       routes: [
         ...siwfRoutes({ siwf, intake, providerId: config.PROVIDER_ID.toString() }),
         ...accountRoutes(chain, CHAIN_WAIT_MS),
+        ...handleRoutes({
+          chain,
+          intake,
+          providerId: config.PROVIDER_ID.toString(),
+          readOnly: siwf.readOnly,
+          chainWaitMs: CHAIN_WAIT_MS,
+        }),
         ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
       ],
       webhooks: [transactionNotifyWebhook],

@@ -39,7 +39,7 @@ import { transactionNotifyWebhook } from '../notifications.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
 import { requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
-import { CapacityShortError, RefusedError, SignUps } from './signUps.js';
+import { AccountTransactions, CapacityShortError, RefusedError } from './transactions.js';
 
 export const accountWorkerConfig = {
   ...commonVariables({ cacheKeyPrefix: 'account' }),
@@ -81,13 +81,13 @@ async function startPipeline(
     pausable: [{ pause: async () => publishing.worker?.pause(), resume: async () => publishing.worker?.resume() }],
     metrics,
   });
-  const holder: { signUps?: SignUps } = {};
+  const holder: { transactions?: AccountTransactions } = {};
   const tracker = new TransactionTracker(api, redis, {
     prefix,
     trustUnfinalized: config.TRUST_UNFINALIZED_BLOCKS,
-    onOutcome: (outcome) => (holder.signUps as SignUps).settle(outcome),
+    onOutcome: (outcome) => (holder.transactions as AccountTransactions).settle(outcome),
   });
-  const signUps = new SignUps({
+  const transactions = new AccountTransactions({
     api,
     redis,
     prefix,
@@ -100,14 +100,14 @@ async function startPipeline(
     logger,
     metrics,
   });
-  holder.signUps = signUps;
+  holder.transactions = transactions;
 
   const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   publishing.worker = queues.worker<TransactionJob, unknown>(
     ACCOUNT_QUEUES.transactionPublish,
     async (job: Job<TransactionJob>, context: JobContext) => {
       try {
-        return await signUps.process(job);
+        return await transactions.process(job);
       } catch (error) {
         if (error instanceof CapacityShortError) {
           // Not a failure of the job: wait for Capacity (the monitor pauses this worker until it is back).
@@ -116,7 +116,7 @@ async function startPipeline(
           throw new DelayedError();
         }
         if (error instanceof RefusedError || isLastAttempt(job)) {
-          await signUps.refuse(job.data, (error as Error).message);
+          await transactions.refuse(job.data, (error as Error).message);
           if (error instanceof RefusedError) return { refused: error.reason };
         }
         throw error;

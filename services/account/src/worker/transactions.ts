@@ -33,7 +33,7 @@ export class RefusedError extends Error {
   }
 }
 
-export interface SignUpsOptions {
+export interface AccountTransactionsOptions {
   api: ApiPromise;
   redis: Redis;
   prefix: string;
@@ -49,7 +49,7 @@ export interface SignUpsOptions {
   metrics: Registry;
 }
 
-type SignUpError = { message: string; module?: string; name?: string };
+type OutcomeError = { message: string; module?: string; name?: string };
 
 const eventsOf = (events: ChainEvent[], section: string, method: string) =>
   events
@@ -57,15 +57,16 @@ const eventsOf = (events: ChainEvent[], section: string, method: string) =>
     .map((event) => event.data as unknown[]);
 
 /**
- * Sign-ups from submission to outcome. A job's calls go in one capacity-paid `payWithCapacityBatchAll`,
+ * Account transactions (sign-ups, handles...) from submission to outcome. A job's calls go in one capacity-paid
+ * `payWithCapacity` or `payWithCapacityBatchAll`,
  * recorded with the tracker (and linked to its request) before it is submitted, so a worker that dies at any
  * point neither submits twice nor loses the outcome. The tracker's outcome finalizes or fails the request,
- * with the new MSA id and handle read from the block's events, and notifies the application once.
+ * with the MSA id and handle read from the block's events, and notifies the application once.
  */
-export class SignUps {
+export class AccountTransactions {
   private readonly finished: Counter<'outcome'>;
 
-  constructor(private readonly options: SignUpsOptions) {
+  constructor(private readonly options: AccountTransactionsOptions) {
     this.finished = new Counter({
       name: 'account_requests_finished_total',
       help: 'Account requests that reached a final state, by state',
@@ -164,7 +165,7 @@ export class SignUps {
           ...(handle ? { handle } : {}),
         });
       } else {
-        const error: SignUpError =
+        const error: OutcomeError =
           outcome.status === 'failed'
             ? describeChainError(outcome.error)
             : { message: 'the transaction expired before it was included' };
@@ -190,7 +191,9 @@ export class SignUps {
     const accountId = typeof record?.accountId === 'string' ? record.accountId : undefined;
     await this.options.notifier.notify([
       {
-        transactionType: 'SIWF_SIGNUP',
+        transactionType: (typeof record?.kind === 'string'
+          ? record.kind
+          : 'SIWF_SIGNUP') as AccountNotification['transactionType'],
         providerId: this.options.providerId,
         referenceId,
         status,

@@ -219,6 +219,15 @@ export class SiwfUser {
     return { signature, type: 'login', payload: { message } };
   }
 
+  /** The user's proof of a ClaimHandlePayload, as POST /v1/handles takes it (0x hex). */
+  async claimHandleProof(api: ApiPromise, payload: { baseHandle: string; expiration: number }): Promise<string> {
+    const signature = await this.signChainPayload(
+      () => new SignedPayloads(api).claimHandle(payload),
+      () => createClaimHandlePayload(payload.baseHandle, payload.expiration),
+    );
+    return signature.encodedValue;
+  }
+
   /** sr25519: over the `<Bytes>`-wrapped SCALE bytes of the chain's codec; Ethereum: EIP-712 typed data. */
   private async signChainPayload(codec: () => Codec, typed: () => SupportedPayload): Promise<Signature> {
     if (this.kind === 'sr25519') return this.sr25519Signature(hexToU8a(SignedPayloads.signingBytes(codec()).wrapped));

@@ -1,0 +1,180 @@
+import {
+  accountCalls,
+  ChainQueries,
+  chainTypeOf,
+  eip712ChainIdOf,
+  fromChain,
+  msaIdText,
+  SignedPayloads,
+  type OpeningChain,
+} from '@frequency-gateway/chain';
+import { badRequest, defineRoute, forbidden, notFound, type Intake, type Route } from '@frequency-gateway/platform';
+import { encodeAddress } from '@polkadot/util-crypto';
+import { z } from 'zod';
+import { transactionJobName, type TransactionJob, type TransactionType } from '../jobs.js';
+import { ACCOUNT_QUEUES } from '../queues.js';
+import { accountIdParam } from './accountRoutes.js';
+import { proofSchema, verifiedProof } from './userSigned.js';
+
+export interface WriteRouteOptions {
+  chain: OpeningChain;
+  intake: Intake;
+  providerId: string;
+  /** No provider key: every write route answers 403. */
+  readOnly: boolean;
+  chainWaitMs: number;
+}
+
+const handlePayload = z
+  .object({
+    baseHandle: z.string().min(3, 'must be at least 3 characters').max(256),
+    expiration: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .meta({ description: 'Block number after which the signature is void' }),
+  })
+  .meta({ id: 'HandlePayloadDto' });
+
+const handleRequest = z
+  .object({ accountId: accountIdParam, payload: handlePayload, proof: proofSchema })
+  .meta({ id: 'HandleRequestDto' });
+
+const transactionResponse = z
+  .object({
+    referenceId: z.string().meta({ description: 'Follow it at /v1/requests/{referenceId}; webhooks carry it' }),
+    state: z.string().meta({ description: 'The request state now' }),
+  })
+  .meta({ id: 'TransactionResponse' });
+
+const handleResponse = z
+  .object({ base_handle: z.string(), canonical_base: z.string(), suffix: z.number().int() })
+  .meta({ id: 'HandleResponseDto' });
+
+/** POST /v1/handles and /v1/handles/change, the payload to sign for a change, and a user's handle. */
+export function handleRoutes(options: WriteRouteOptions): Route[] {
+  const { chain, intake, providerId, readOnly, chainWaitMs } = options;
+  const connection = () => fromChain(() => chain.ready(chainWaitMs));
+
+  const write = (type: Extract<TransactionType, 'CREATE_HANDLE' | 'CHANGE_HANDLE'>) =>
+    defineRoute({
+      method: 'post',
+      path: type === 'CREATE_HANDLE' ? '/v1/handles' : '/v1/handles/change',
+      operationId:
+        type === 'CREATE_HANDLE' ? 'HandlesControllerV1_createHandle_v1' : 'HandlesControllerV1_changeHandle_v1',
+      summary: type === 'CREATE_HANDLE' ? "Claim a handle for a user's MSA" : "Change a user's handle",
+      description:
+        'The user signs the ClaimHandlePayload (GET /v1/handles/change/{newHandle} gives it ready to sign). Handle, signature and MSA are checked before anything is queued; the provider submits the transaction with Capacity and the outcome arrives by webhook and at /v1/requests/{referenceId}.',
+      tags: ['handles'],
+      body: handleRequest,
+      responses: {
+        200: { description: 'Queued', schema: transactionResponse },
+        400: { description: 'An invalid handle, signature or expiration, or a key without an MSA' },
+        403: { description: 'The gateway has no provider key (read-only)' },
+        503: { description: 'The chain or Redis is not reachable' },
+      },
+      handler: async ({ body }) => {
+        if (readOnly)
+          throw forbidden('Handles are submitted with the provider key, and this gateway has none (read-only)');
+        const { api, heads } = await connection();
+        const queries = new ChainQueries(api);
+        const [valid, msaId] = await fromChain(() =>
+          Promise.all([queries.isValidHandle(body.payload.baseHandle), queries.msaIdOf(body.accountId)]),
+        );
+        const problems = [
+          ...(valid ? [] : [`payload.baseHandle: ${JSON.stringify(body.payload.baseHandle)} is not a valid handle`]),
+          ...(msaId === undefined ? [`accountId: ${body.accountId} has no MSA`] : []),
+          ...(body.payload.expiration <= heads().finalized
+            ? [`payload.expiration: block ${body.payload.expiration} has passed (finalized: ${heads().finalized})`]
+            : []),
+        ];
+        if (problems.length > 0) throw badRequest(problems);
+        const payload = new SignedPayloads(api).claimHandle(body.payload);
+        const chainId = eip712ChainIdOf(chainTypeOf(api.genesisHash.toHex()));
+        const proof = verifiedProof(body.accountId, body.proof, payload, 'ClaimHandlePayload', 'proof', chainId);
+        const call = accountCalls(api).build(
+          type === 'CREATE_HANDLE' ? 'handles.claimHandle' : 'handles.changeHandle',
+          body.accountId,
+          proof,
+          payload,
+        );
+        const accepted = await intake.accept<TransactionJob>({
+          kind: type,
+          identity: { accountId: body.accountId, payload: body.payload, proof: body.proof.toLowerCase() },
+          queue: ACCOUNT_QUEUES.transactionPublish,
+          jobName: transactionJobName,
+          job: (referenceId) => ({
+            type,
+            referenceId,
+            providerId,
+            accountId: body.accountId,
+            calls: [
+              { pallet: call.section, extrinsicName: call.method, encodedExtrinsic: call.toHex() as `0x${string}` },
+            ],
+          }),
+          msaId: (msaId as bigint).toString(),
+          details: { accountId: encodeAddress(body.accountId, api.registry.chainSS58) },
+        });
+        return { status: 200, body: { referenceId: accepted.referenceId, state: accepted.state } };
+      },
+    });
+
+  return [
+    write('CREATE_HANDLE'),
+    write('CHANGE_HANDLE'),
+    defineRoute({
+      method: 'get',
+      path: '/v1/handles/change/{newHandle}',
+      operationId: 'HandlesControllerV1_getChangeHandlePayload_v1',
+      summary: 'The payload a user signs to claim or change to a handle',
+      description:
+        '`encodedPayload` is the SCALE encoding of the ClaimHandlePayload; wallets sign it wrapped in `<Bytes>…</Bytes>` (sr25519) or as EIP-712 typed data (Ethereum keys). The expiration leaves half the chain’s window for signing and submission.',
+      tags: ['handles'],
+      params: z.object({ newHandle: z.string().min(3, 'must be at least 3 characters').max(256) }),
+      responses: {
+        200: {
+          description: 'The payload and its encoding',
+          schema: z
+            .object({ payload: handlePayload, encodedPayload: z.string() })
+            .meta({ id: 'ChangeHandlePayloadRequest' }),
+        },
+        400: { description: 'Not a valid handle' },
+      },
+      handler: async ({ params }) => {
+        const { api, heads } = await connection();
+        const queries = new ChainQueries(api);
+        if (!(await fromChain(() => queries.isValidHandle(params.newHandle))))
+          throw badRequest(`newHandle: ${JSON.stringify(params.newHandle)} is not a valid handle`);
+        const payloads = new SignedPayloads(api);
+        const payload = { baseHandle: params.newHandle, expiration: payloads.expiration('handles', heads().finalized) };
+        return {
+          status: 200,
+          body: { payload, encodedPayload: SignedPayloads.signingBytes(payloads.claimHandle(payload)).encoded },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/handles/{msaId}',
+      operationId: 'HandlesControllerV1_getHandle_v1',
+      summary: "An MSA's handle",
+      tags: ['handles'],
+      params: z.object({ msaId: msaIdText() }),
+      responses: {
+        200: { description: 'The handle', schema: handleResponse },
+        400: { description: 'Not an MSA id' },
+        404: { description: 'No such MSA, or it has no handle' },
+      },
+      handler: async ({ params }) => {
+        const { api } = await connection();
+        const handle = await fromChain(() => new ChainQueries(api).handleOf(params.msaId));
+        if (!handle) throw notFound(`msaId: MSA ${params.msaId} has no handle`);
+        return {
+          status: 200,
+          body: { base_handle: handle.base, canonical_base: handle.canonical, suffix: handle.suffix },
+        };
+      },
+    }),
+  ];
+}

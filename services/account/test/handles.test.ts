@@ -1,0 +1,154 @@
+import { waitUntil } from '@frequency-gateway/devstack';
+import { verifyWebhook } from '@frequency-gateway/webhooks';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { encodeAuthorizationPayload, SiwfUser, type KeyKind } from './support/siwfUser.js';
+import { startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
+
+let stack: AccountStack;
+
+beforeAll(async () => {
+  await cryptoWaitReady();
+  stack = await startAccountStack();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** A user with an MSA and no handle yet (signed up through SIWF without a claimHandle payload). */
+async function registered(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }> {
+  const user = SiwfUser.create(kind);
+  const response = await stack.signUpOf(user, { handle: undefined });
+  const answer = await stack.call('POST', '/v2/accounts/siwf', {
+    authorizationPayload: encodeAuthorizationPayload(response),
+  });
+  expect(answer.status).toBe(200);
+  const referenceId = answer.body.signUpReferenceId as string;
+  let msaId = '';
+  await waitUntil(
+    async () => {
+      const record = (await stack.call('GET', `/v1/requests/${referenceId}`)).body;
+      msaId = String(record.msaId ?? '');
+      return record.state === 'finalized';
+    },
+    60_000,
+    'the sign-up finalized',
+  );
+  return { user, msaId };
+}
+
+/** The handle payload from the gateway, signed by the user: the body of POST /v1/handles(/change). */
+async function handleRequest(user: SiwfUser, handle: string) {
+  const answer = await stack.call('GET', `/v1/handles/change/${handle}`);
+  expect(answer.status).toBe(200);
+  const payload = answer.body.payload as { baseHandle: string; expiration: number };
+  expect(payload.baseHandle).toBe(handle);
+  return { accountId: user.address, payload, proof: await user.claimHandleProof(stack.chain.api, payload) };
+}
+
+async function outcome(referenceId: string) {
+  await waitUntil(
+    async () =>
+      stack.receiver.received.some(
+        (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
+      ),
+    60_000,
+    `the webhook of ${referenceId}`,
+  );
+  const deliveries = stack.receiver.received.filter(
+    (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
+  );
+  expect(deliveries).toHaveLength(1);
+  expect(verifyWebhook(WEBHOOK_SECRET, deliveries[0]!.headers, deliveries[0]!.raw)).toBe(true);
+  return deliveries[0]!.body as Record<string, unknown>;
+}
+
+describe.each(['sr25519', 'ethereum'] as const)('handles of a %s user', (kind) => {
+  let user: SiwfUser;
+  let msaId: string;
+  const base = `${kind === 'sr25519' ? 'sr' : 'eth'}handle${Math.floor(Math.random() * 1000)}`;
+
+  beforeAll(async () => ({ user, msaId } = await registered(kind)), 90_000);
+
+  test('POST /v1/handles claims one: CREATE_HANDLE webhook, then GET /v1/handles/{msaId}', async () => {
+    expect((await stack.call('GET', `/v1/handles/${msaId}`)).status).toBe(404);
+    const answer = await stack.call('POST', '/v1/handles', await handleRequest(user, base));
+    expect(answer.status).toBe(200);
+    expect(answer.body.state).toBe('queued');
+    const body = await outcome(answer.body.referenceId as string);
+    expect(body).toMatchObject({ transactionType: 'CREATE_HANDLE', status: 'SUCCESS', msaId, providerId: '1' });
+    expect(body.handle).toMatch(new RegExp(`^${base}\\.\\d+$`));
+    const handle = await stack.call('GET', `/v1/handles/${msaId}`);
+    expect(handle.body).toMatchObject({ base_handle: base, suffix: Number((body.handle as string).split('.')[1]) });
+    const onChain = await stack.chain.api.rpc.handles.getHandleForMsa(msaId);
+    expect(onChain.unwrap().base_handle.toString()).toBe(base);
+  }, 90_000);
+
+  test('POST /v1/handles/change changes it: CHANGE_HANDLE webhook, the new handle on chain', async () => {
+    const next = `${base}x`;
+    const answer = await stack.call('POST', '/v1/handles/change', await handleRequest(user, next));
+    expect(answer.status).toBe(200);
+    const body = await outcome(answer.body.referenceId as string);
+    expect(body).toMatchObject({ transactionType: 'CHANGE_HANDLE', status: 'SUCCESS', msaId });
+    expect(body.handle).toMatch(new RegExp(`^${next}\\.\\d+$`));
+    expect((await stack.call('GET', `/v1/handles/${msaId}`)).body.base_handle).toBe(next);
+  }, 90_000);
+});
+
+describe('refused handle requests: 400 naming the field, nothing queued', () => {
+  let user: SiwfUser;
+  beforeAll(async () => ({ user } = await registered('sr25519')), 90_000);
+
+  test('an invalid handle, for the payload and for the request', async () => {
+    const tooLong = 'ThisHandleIsTooLongForFrequency';
+    const payload = await stack.call('GET', `/v1/handles/change/${tooLong}`);
+    expect(payload.status).toBe(400);
+    expect(payload.body.message).toEqual([`newHandle: "${tooLong}" is not a valid handle`]);
+    const request = await handleRequest(user, 'validname');
+    const answer = await stack.call('POST', '/v1/handles', {
+      ...request,
+      payload: { ...request.payload, baseHandle: tooLong },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toEqual([`payload.baseHandle: "${tooLong}" is not a valid handle`]);
+  });
+
+  test("a signature over another payload, and another user's key", async () => {
+    const request = await handleRequest(user, 'signedname');
+    const other = await stack.call('POST', '/v1/handles', {
+      ...request,
+      payload: { ...request.payload, baseHandle: 'othername' },
+    });
+    expect(other.status).toBe(400);
+    expect(String((other.body.message as string[])[0])).toMatch(/^proof: not a signature of the payload/);
+    const stranger = SiwfUser.create('sr25519');
+    const noMsa = await stack.call('POST', '/v1/handles', { ...request, accountId: stranger.address });
+    expect(noMsa.status).toBe(400);
+    expect((noMsa.body.message as string[]).join('\n')).toMatch(/^accountId: 0x[0-9a-f]{64} has no MSA/);
+  });
+
+  test('a malformed body names each field', async () => {
+    const answer = await stack.call('POST', '/v1/handles', {
+      accountId: 'nope',
+      payload: { baseHandle: 'ab' },
+      proof: '0x12',
+    });
+    expect(answer.status).toBe(400);
+    const message = (answer.body.message as string[]).join('\n');
+    for (const field of ['accountId', 'payload.baseHandle', 'payload.expiration', 'proof'])
+      expect(message).toContain(field);
+  });
+
+  test('read-only: 403', async () => {
+    const readOnly = await stack.startApi({ PROVIDER_ACCOUNT_SEED_PHRASE: '' });
+    const request = await handleRequest(user, 'readonlyname');
+    for (const path of ['/v1/handles', '/v1/handles/change']) {
+      const response = await fetch(`${readOnly.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      });
+      expect([path, response.status]).toEqual([path, 403]);
+    }
+  }, 60_000);
+});
