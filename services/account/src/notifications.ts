@@ -18,6 +18,7 @@ export const transactionNotificationSchema = z
       .string()
       .optional()
       .meta({ description: 'The handle claimed, `<base>.<suffix>` (SUCCESS of a sign-up or handle request)' }),
+    newPublicKey: z.string().optional().meta({ description: 'The key added, SS58 (ADD_KEY)' }),
     error: z
       .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
       .optional()

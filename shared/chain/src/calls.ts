@@ -48,6 +48,10 @@ export const accountCalls = (api: ApiPromise) => {
   };
   return {
     build: (call: AccountCall, key: string, proof: Proof, payload: Codec): Call => builders[call](key, proof, payload),
+    /** msa.addPublicKeyToMsa: the MSA owner's and the new key's proofs over the same AddKeyData payload. */
+    addPublicKeyToMsa: (owner: string, ownerProof: Proof, newKeyProof: Proof, payload: Codec): Call =>
+      msa.addPublicKeyToMsa(owner, multiSignature(ownerProof), multiSignature(newKeyProof), payload as never)
+        .method as unknown as Call,
     /** A call from its SCALE hex (as a job carries it), checked to decode in this runtime. */
     decode: (hex: string): Call => api.createType('Call', hex) as unknown as Call,
   };

@@ -17,6 +17,7 @@ import { requestRecordSchema, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
 import { accountRoutes } from './accountRoutes.js';
 import { handleRoutes } from './handleRoutes.js';
+import { keyRoutes } from './keyRoutes.js';
 import { SiwfService } from './siwf.js';
 import { siwfRoutes } from './siwfRoutes.js';
 
@@ -108,17 +109,19 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
     if (siwf.readOnly)
       logger.warn('no PROVIDER_ACCOUNT_SEED_PHRASE: read-only, sign-in requests and sign-ups are refused');
 
+    const writes = {
+      chain,
+      intake,
+      providerId: config.PROVIDER_ID.toString(),
+      readOnly: siwf.readOnly,
+      chainWaitMs: CHAIN_WAIT_MS,
+    };
     return {
       routes: [
         ...siwfRoutes({ siwf, intake, providerId: config.PROVIDER_ID.toString() }),
         ...accountRoutes(chain, CHAIN_WAIT_MS),
-        ...handleRoutes({
-          chain,
-          intake,
-          providerId: config.PROVIDER_ID.toString(),
-          readOnly: siwf.readOnly,
-          chainWaitMs: CHAIN_WAIT_MS,
-        }),
+        ...handleRoutes(writes),
+        ...keyRoutes(writes),
         ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
       ],
       webhooks: [transactionNotifyWebhook],

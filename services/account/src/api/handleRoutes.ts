@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { transactionJobName, type TransactionJob, type TransactionType } from '../jobs.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
 import { accountIdParam } from './accountRoutes.js';
-import { proofSchema, verifiedProof } from './userSigned.js';
+import { proofSchema, transactionResponse, verifiedProof } from './userSigned.js';
 
 export interface WriteRouteOptions {
   chain: OpeningChain;
@@ -40,13 +40,6 @@ const handlePayload = z
 const handleRequest = z
   .object({ accountId: accountIdParam, payload: handlePayload, proof: proofSchema })
   .meta({ id: 'HandleRequestDto' });
-
-const transactionResponse = z
-  .object({
-    referenceId: z.string().meta({ description: 'Follow it at /v1/requests/{referenceId}; webhooks carry it' }),
-    state: z.string().meta({ description: 'The request state now' }),
-  })
-  .meta({ id: 'TransactionResponse' });
 
 const handleResponse = z
   .object({ base_handle: z.string(), canonical_base: z.string(), suffix: z.number().int() })

@@ -47,3 +47,11 @@ export function verifiedProof(
   if (!signature) throw badRequest(`${field}: not a signature of the payload by ${account}`);
   return signature;
 }
+
+/** What a write route answers: the request's id and state. */
+export const transactionResponse = z
+  .object({
+    referenceId: z.string().meta({ description: 'Follow it at /v1/requests/{referenceId}; webhooks carry it' }),
+    state: z.string().meta({ description: 'The request state now' }),
+  })
+  .meta({ id: 'TransactionResponse' });

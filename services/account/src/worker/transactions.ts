@@ -146,7 +146,9 @@ export class AccountTransactions {
         const created = eventsOf(outcome.events, 'msa', 'MsaCreated')[0];
         const granted = eventsOf(outcome.events, 'msa', 'DelegationGranted')[0];
         const claimed = eventsOf(outcome.events, 'handles', 'HandleClaimed')[0];
-        const msaId = String(created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? '');
+        const keyAdded = eventsOf(outcome.events, 'msa', 'PublicKeyAdded')[0];
+        const msaId = String(created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? '');
+        const newPublicKey = keyAdded ? String(keyAdded[1]) : undefined;
         const handle = claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined;
         const block = { number: outcome.blockNumber, hash: outcome.blockHash };
         await status.update(referenceId, 'finalized', {
@@ -163,6 +165,7 @@ export class AccountTransactions {
           blockNumber: outcome.blockNumber,
           ...(msaId ? { msaId } : {}),
           ...(handle ? { handle } : {}),
+          ...(newPublicKey ? { newPublicKey } : {}),
         });
       } else {
         const error: OutcomeError =

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  createAddKeyData,
   createAddProvider,
   createClaimHandlePayload,
   createItemizedAddAction,
@@ -224,6 +225,18 @@ export class SiwfUser {
     const signature = await this.signChainPayload(
       () => new SignedPayloads(api).claimHandle(payload),
       () => createClaimHandlePayload(payload.baseHandle, payload.expiration),
+    );
+    return signature.encodedValue;
+  }
+
+  /** The user's proof of an AddKeyData payload (as MSA owner or as the new key), as POST /v1/keys/add takes it. */
+  async addKeyProof(
+    api: ApiPromise,
+    payload: { msaId: bigint | number; expiration: number; newPublicKey: `0x${string}` },
+  ): Promise<string> {
+    const signature = await this.signChainPayload(
+      () => new SignedPayloads(api).addKeyData(payload),
+      () => createAddKeyData(BigInt(payload.msaId), payload.newPublicKey, payload.expiration),
     );
     return signature.encodedValue;
   }

@@ -1,0 +1,141 @@
+import {
+  accountCalls,
+  ChainQueries,
+  chainTypeOf,
+  eip712ChainIdOf,
+  fromChain,
+  msaIdText,
+  SignedPayloads,
+} from '@frequency-gateway/chain';
+import { badRequest, defineRoute, forbidden, notFound, type Route } from '@frequency-gateway/platform';
+import { u8aToHex } from '@polkadot/util';
+import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
+import { z } from 'zod';
+import { transactionJobName, type TransactionJob } from '../jobs.js';
+import { ACCOUNT_QUEUES } from '../queues.js';
+import { accountIdParam } from './accountRoutes.js';
+import type { WriteRouteOptions } from './handleRoutes.js';
+import { proofSchema, verifiedProof, transactionResponse } from './userSigned.js';
+
+const addKeyPayload = z
+  .object({
+    msaId: msaIdText().meta({ description: 'The MSA the key joins' }),
+    expiration: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1),
+    newPublicKey: accountIdParam.meta({ description: 'The key to add: SS58 or 32-byte hex' }),
+  })
+  .meta({ id: 'KeysRequestPayloadDto' });
+
+const addKeyRequest = z
+  .object({
+    msaOwnerAddress: accountIdParam.meta({ description: 'A key of the MSA, whose owner signs' }),
+    msaOwnerSignature: proofSchema,
+    newKeyOwnerSignature: proofSchema,
+    payload: addKeyPayload,
+  })
+  .meta({ id: 'KeysRequestDto' });
+
+/** POST /v1/keys/add and GET /v1/keys/{msaId}. */
+export function keyRoutes(options: WriteRouteOptions): Route[] {
+  const { chain, intake, providerId, readOnly, chainWaitMs } = options;
+  const connection = () => fromChain(() => chain.ready(chainWaitMs));
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/keys/add',
+      operationId: 'KeysControllerV1_addKey_v1',
+      summary: "Add a key to a user's MSA",
+      description:
+        'Both the MSA owner and the new key sign the same AddKeyData payload {msaId, expiration, newPublicKey}: sr25519 or ed25519 over its SCALE bytes (raw or wrapped), Ethereum keys as EIP-712 typed data. Checked before queueing; the outcome arrives as an ADD_KEY webhook.',
+      tags: ['keys'],
+      body: addKeyRequest,
+      responses: {
+        200: { description: 'Queued', schema: transactionResponse },
+        400: { description: 'A bad signature, an MSA the owner key does not control, or a passed expiration' },
+        403: { description: 'The gateway has no provider key (read-only)' },
+      },
+      handler: async ({ body }) => {
+        if (readOnly) throw forbidden('Keys are added with the provider key, and this gateway has none (read-only)');
+        const { api, heads } = await connection();
+        const owner = await fromChain(() => new ChainQueries(api).msaIdOf(body.msaOwnerAddress));
+        const problems = [
+          ...(owner === body.payload.msaId
+            ? []
+            : [`msaOwnerAddress: ${body.msaOwnerAddress} is not a key of MSA ${body.payload.msaId}`]),
+          ...(body.payload.expiration <= heads().finalized
+            ? [`payload.expiration: block ${body.payload.expiration} has passed (finalized: ${heads().finalized})`]
+            : []),
+        ];
+        if (problems.length > 0) throw badRequest(problems);
+        const payload = new SignedPayloads(api).addKeyData(body.payload);
+        const chainId = eip712ChainIdOf(chainTypeOf(api.genesisHash.toHex()));
+        const ownerProof = verifiedProof(
+          body.msaOwnerAddress,
+          body.msaOwnerSignature,
+          payload,
+          'AddKeyData',
+          'msaOwnerSignature',
+          chainId,
+        );
+        const newKeyProof = verifiedProof(
+          body.payload.newPublicKey,
+          body.newKeyOwnerSignature,
+          payload,
+          'AddKeyData',
+          'newKeyOwnerSignature',
+          chainId,
+        );
+        const call = accountCalls(api).addPublicKeyToMsa(body.msaOwnerAddress, ownerProof, newKeyProof, payload);
+        const accepted = await intake.accept<TransactionJob>({
+          kind: 'ADD_KEY',
+          identity: {
+            payload: body.payload,
+            msaOwnerSignature: body.msaOwnerSignature.toLowerCase(),
+            newKeyOwnerSignature: body.newKeyOwnerSignature.toLowerCase(),
+          },
+          queue: ACCOUNT_QUEUES.transactionPublish,
+          jobName: transactionJobName,
+          job: (referenceId) => ({
+            type: 'ADD_KEY',
+            referenceId,
+            providerId,
+            accountId: body.msaOwnerAddress,
+            calls: [
+              { pallet: call.section, extrinsicName: call.method, encodedExtrinsic: call.toHex() as `0x${string}` },
+            ],
+          }),
+          msaId: body.payload.msaId.toString(),
+          details: { accountId: encodeAddress(body.msaOwnerAddress, api.registry.chainSS58) },
+        });
+        return { status: 200, body: { referenceId: accepted.referenceId, state: accepted.state } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/keys/{msaId}',
+      operationId: 'KeysControllerV1_getKeys_v1',
+      summary: 'The keys of an MSA (SS58)',
+      tags: ['keys'],
+      params: z.object({ msaId: msaIdText() }),
+      responses: {
+        200: {
+          description: 'Its keys',
+          schema: z.object({ msaKeys: z.array(z.string()) }).meta({ id: 'KeysResponse' }),
+        },
+        404: { description: 'No MSA with keys has this id' },
+      },
+      handler: async ({ params }) => {
+        const { api } = await connection();
+        const keys = await fromChain(() => new ChainQueries(api).keysOf(params.msaId));
+        if (keys.length === 0) throw notFound(`msaId: no keys for MSA ${params.msaId}`);
+        return {
+          status: 200,
+          body: { msaKeys: keys.map((key) => encodeAddress(u8aToHex(decodeAddress(key)), api.registry.chainSS58)) },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,115 @@
+import { SignedPayloads } from '@frequency-gateway/chain';
+import { waitUntil } from '@frequency-gateway/devstack';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { encodeAuthorizationPayload, SiwfUser, type KeyKind } from './support/siwfUser.js';
+import { startAccountStack, type AccountStack } from './support/stack.js';
+
+let stack: AccountStack;
+
+beforeAll(async () => {
+  await cryptoWaitReady();
+  stack = await startAccountStack();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** A user with an MSA (signed up through SIWF). */
+async function registered(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }> {
+  const user = SiwfUser.create(kind);
+  const response = await stack.signUpOf(user, { handle: undefined });
+  const answer = await stack.call('POST', '/v2/accounts/siwf', {
+    authorizationPayload: encodeAuthorizationPayload(response),
+  });
+  const referenceId = answer.body.signUpReferenceId as string;
+  let msaId = '';
+  await waitUntil(
+    async () => {
+      const record = (await stack.call('GET', `/v1/requests/${referenceId}`)).body;
+      msaId = String(record.msaId ?? '');
+      return record.state === 'finalized';
+    },
+    60_000,
+    'the sign-up finalized',
+  );
+  return { user, msaId };
+}
+
+/** The body of POST /v1/keys/add: the owner and the new key both sign the AddKeyData payload. */
+async function addKeyRequest(owner: SiwfUser, msaId: string, newKey: SiwfUser) {
+  const api = stack.chain.api;
+  const finalized = (await api.rpc.chain.getHeader(await api.rpc.chain.getFinalizedHead())).number.toNumber();
+  const payload = {
+    msaId: BigInt(msaId),
+    expiration: new SignedPayloads(api).expiration('msa', finalized),
+    newPublicKey: newKey.accountId,
+  };
+  return {
+    msaOwnerAddress: owner.address,
+    msaOwnerSignature: await owner.addKeyProof(api, payload),
+    newKeyOwnerSignature: await newKey.addKeyProof(api, payload),
+    payload: { ...payload, msaId },
+  };
+}
+
+describe.each(['sr25519', 'ethereum'] as const)('keys of a %s user', (kind) => {
+  let owner: SiwfUser;
+  let msaId: string;
+  beforeAll(async () => ({ user: owner, msaId } = await registered(kind)), 90_000);
+
+  test('POST /v1/keys/add adds a second key: ADD_KEY webhook, then GET /v1/keys/{msaId} lists both', async () => {
+    const before = await stack.call('GET', `/v1/keys/${msaId}`);
+    expect(before.body.msaKeys).toEqual([owner.address]);
+    const newKey = SiwfUser.create(kind);
+    const answer = await stack.call('POST', '/v1/keys/add', await addKeyRequest(owner, msaId, newKey));
+    expect(answer.status).toBe(200);
+    const referenceId = answer.body.referenceId as string;
+    await waitUntil(
+      async () =>
+        stack.receiver.received.some(
+          (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
+        ),
+      60_000,
+      'the ADD_KEY webhook',
+    );
+    const body = stack.receiver.received.find(
+      (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
+    )!.body;
+    expect(body).toMatchObject({ transactionType: 'ADD_KEY', status: 'SUCCESS', msaId, newPublicKey: newKey.address });
+    const after = await stack.call('GET', `/v1/keys/${msaId}`);
+    expect((after.body.msaKeys as string[]).sort()).toEqual([owner.address, newKey.address].sort());
+    expect((await stack.chain.api.query.msa.publicKeyToMsaId(newKey.accountId)).unwrap().toString()).toBe(msaId);
+  }, 90_000);
+
+  test('refused: the new key did not sign, or the owner key is not of that MSA', async () => {
+    const newKey = SiwfUser.create(kind);
+    const request = await addKeyRequest(owner, msaId, newKey);
+    const forged = await stack.call('POST', '/v1/keys/add', {
+      ...request,
+      newKeyOwnerSignature: request.msaOwnerSignature,
+    });
+    expect(forged.status).toBe(400);
+    expect(String((forged.body.message as string[])[0])).toMatch(/^newKeyOwnerSignature: not a signature/);
+    const stranger = SiwfUser.create('sr25519');
+    const notOwner = await stack.call('POST', '/v1/keys/add', { ...request, msaOwnerAddress: stranger.address });
+    expect(notOwner.status).toBe(400);
+    expect((notOwner.body.message as string[])[0]).toMatch(/^msaOwnerAddress: .* is not a key of MSA/);
+  });
+});
+
+test('GET /v1/keys/{msaId} of an MSA that does not exist: 404; not an MSA id: 400', async () => {
+  expect((await stack.call('GET', '/v1/keys/999999')).status).toBe(404);
+  expect((await stack.call('GET', '/v1/keys/abc')).status).toBe(400);
+});
+
+test('read-only: POST /v1/keys/add is refused with 403', async () => {
+  const { user, msaId } = await registered('sr25519');
+  const readOnly = await stack.startApi({ PROVIDER_ACCOUNT_SEED_PHRASE: '' });
+  const response = await fetch(`${readOnly.url}/v1/keys/add`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(await addKeyRequest(user, msaId, SiwfUser.create('sr25519'))),
+  });
+  expect(response.status).toBe(403);
+}, 120_000);
