@@ -1,5 +1,11 @@
 /** The kinds of transaction the account service submits, as its webhooks name them. */
-export const TRANSACTION_TYPES = ['SIWF_SIGNUP', 'CREATE_HANDLE', 'CHANGE_HANDLE', 'ADD_KEY'] as const;
+export const TRANSACTION_TYPES = [
+  'SIWF_SIGNUP',
+  'CREATE_HANDLE',
+  'CHANGE_HANDLE',
+  'ADD_KEY',
+  'ADD_PUBLIC_KEY_AGREEMENT',
+] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** One user-signed call of a transaction job, as SCALE hex (decoded again by the worker's runtime). */

@@ -1,8 +1,6 @@
-import { waitUntil } from '@frequency-gateway/devstack';
-import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { encodeAuthorizationPayload, SiwfUser, type KeyKind } from './support/siwfUser.js';
-import { startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
+import { SiwfUser, type KeyKind } from './support/siwfUser.js';
+import { startAccountStack, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
 
@@ -15,26 +13,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A user with an MSA and no handle yet (signed up through SIWF without a claimHandle payload). */
+/** A user with an MSA (and no handle), signed up through the api. */
 async function registered(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }> {
   const user = SiwfUser.create(kind);
-  const response = await stack.signUpOf(user, { handle: undefined });
-  const answer = await stack.call('POST', '/v2/accounts/siwf', {
-    authorizationPayload: encodeAuthorizationPayload(response),
-  });
-  expect(answer.status).toBe(200);
-  const referenceId = answer.body.signUpReferenceId as string;
-  let msaId = '';
-  await waitUntil(
-    async () => {
-      const record = (await stack.call('GET', `/v1/requests/${referenceId}`)).body;
-      msaId = String(record.msaId ?? '');
-      return record.state === 'finalized';
-    },
-    60_000,
-    'the sign-up finalized',
-  );
-  return { user, msaId };
+  return { user, msaId: await stack.register(user) };
 }
 
 /** The handle payload from the gateway, signed by the user: the body of POST /v1/handles(/change). */
@@ -44,23 +26,6 @@ async function handleRequest(user: SiwfUser, handle: string) {
   const payload = answer.body.payload as { baseHandle: string; expiration: number };
   expect(payload.baseHandle).toBe(handle);
   return { accountId: user.address, payload, proof: await user.claimHandleProof(stack.chain.api, payload) };
-}
-
-async function outcome(referenceId: string) {
-  await waitUntil(
-    async () =>
-      stack.receiver.received.some(
-        (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
-      ),
-    60_000,
-    `the webhook of ${referenceId}`,
-  );
-  const deliveries = stack.receiver.received.filter(
-    (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
-  );
-  expect(deliveries).toHaveLength(1);
-  expect(verifyWebhook(WEBHOOK_SECRET, deliveries[0]!.headers, deliveries[0]!.raw)).toBe(true);
-  return deliveries[0]!.body as Record<string, unknown>;
 }
 
 describe.each(['sr25519', 'ethereum'] as const)('handles of a %s user', (kind) => {
@@ -75,7 +40,7 @@ describe.each(['sr25519', 'ethereum'] as const)('handles of a %s user', (kind) =
     const answer = await stack.call('POST', '/v1/handles', await handleRequest(user, base));
     expect(answer.status).toBe(200);
     expect(answer.body.state).toBe('queued');
-    const body = await outcome(answer.body.referenceId as string);
+    const body = await stack.webhookOf(answer.body.referenceId as string);
     expect(body).toMatchObject({ transactionType: 'CREATE_HANDLE', status: 'SUCCESS', msaId, providerId: '1' });
     expect(body.handle).toMatch(new RegExp(`^${base}\\.\\d+$`));
     const handle = await stack.call('GET', `/v1/handles/${msaId}`);
@@ -88,7 +53,7 @@ describe.each(['sr25519', 'ethereum'] as const)('handles of a %s user', (kind) =
     const next = `${base}x`;
     const answer = await stack.call('POST', '/v1/handles/change', await handleRequest(user, next));
     expect(answer.status).toBe(200);
-    const body = await outcome(answer.body.referenceId as string);
+    const body = await stack.webhookOf(answer.body.referenceId as string);
     expect(body).toMatchObject({ transactionType: 'CHANGE_HANDLE', status: 'SUCCESS', msaId });
     expect(body.handle).toMatch(new RegExp(`^${next}\\.\\d+$`));
     expect((await stack.call('GET', `/v1/handles/${msaId}`)).body.base_handle).toBe(next);

@@ -1,7 +1,6 @@
 import { SignedPayloads } from '@frequency-gateway/chain';
-import { waitUntil } from '@frequency-gateway/devstack';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { encodeAuthorizationPayload, SiwfUser, type KeyKind } from './support/siwfUser.js';
+import { SiwfUser, type KeyKind } from './support/siwfUser.js';
 import { startAccountStack, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
@@ -15,25 +14,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A user with an MSA (signed up through SIWF). */
+/** A user with an MSA (and no handle), signed up through the api. */
 async function registered(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }> {
   const user = SiwfUser.create(kind);
-  const response = await stack.signUpOf(user, { handle: undefined });
-  const answer = await stack.call('POST', '/v2/accounts/siwf', {
-    authorizationPayload: encodeAuthorizationPayload(response),
-  });
-  const referenceId = answer.body.signUpReferenceId as string;
-  let msaId = '';
-  await waitUntil(
-    async () => {
-      const record = (await stack.call('GET', `/v1/requests/${referenceId}`)).body;
-      msaId = String(record.msaId ?? '');
-      return record.state === 'finalized';
-    },
-    60_000,
-    'the sign-up finalized',
-  );
-  return { user, msaId };
+  return { user, msaId: await stack.register(user) };
 }
 
 /** The body of POST /v1/keys/add: the owner and the new key both sign the AddKeyData payload. */
@@ -64,18 +48,7 @@ describe.each(['sr25519', 'ethereum'] as const)('keys of a %s user', (kind) => {
     const newKey = SiwfUser.create(kind);
     const answer = await stack.call('POST', '/v1/keys/add', await addKeyRequest(owner, msaId, newKey));
     expect(answer.status).toBe(200);
-    const referenceId = answer.body.referenceId as string;
-    await waitUntil(
-      async () =>
-        stack.receiver.received.some(
-          (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
-        ),
-      60_000,
-      'the ADD_KEY webhook',
-    );
-    const body = stack.receiver.received.find(
-      (delivery) => (delivery.body as { referenceId: string }).referenceId === referenceId,
-    )!.body;
+    const body = await stack.webhookOf(answer.body.referenceId as string);
     expect(body).toMatchObject({ transactionType: 'ADD_KEY', status: 'SUCCESS', msaId, newPublicKey: newKey.address });
     const after = await stack.call('GET', `/v1/keys/${msaId}`);
     expect((after.body.msaKeys as string[]).sort()).toEqual([owner.address, newKey.address].sort());
@@ -112,4 +85,45 @@ test('read-only: POST /v1/keys/add is refused with 403', async () => {
     body: JSON.stringify(await addKeyRequest(user, msaId, SiwfUser.create('sr25519'))),
   });
   expect(response.status).toBe(403);
+}, 120_000);
+
+describe.each(['sr25519', 'ethereum'] as const)('key-agreement keys of a %s user', (kind) => {
+  test('the payload from the gateway, signed and posted: ADD_PUBLIC_KEY_AGREEMENT webhook, the item on chain, then 409', async () => {
+    const { user, msaId } = await registered(kind);
+    const newKey = `0x40${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as const;
+    const offer = await stack.call(
+      'GET',
+      `/v1/keys/publicKeyAgreements/getAddKeyPayload?msaId=${msaId}&newKey=${newKey}`,
+    );
+    expect(offer.status).toBe(200);
+    const payload = offer.body.payload as { schemaId: number; targetHash: number; expiration: number };
+    expect(offer.body.payload).toMatchObject({ actions: [{ type: 'ADD_ITEM', encodedPayload: newKey }] });
+    const proof = await user.addItemsProof(stack.chain.api, { ...payload, items: [newKey] });
+    const answer = await stack.call('POST', '/v1/keys/publicKeyAgreements', {
+      accountId: user.address,
+      payload: offer.body.payload,
+      proof,
+    });
+    expect(answer.status).toBe(200);
+    const body = await stack.webhookOf(answer.body.referenceId as string);
+    expect(body).toMatchObject({ transactionType: 'ADD_PUBLIC_KEY_AGREEMENT', status: 'SUCCESS', msaId });
+    const again = await stack.call(
+      'GET',
+      `/v1/keys/publicKeyAgreements/getAddKeyPayload?msaId=${msaId}&newKey=${newKey}`,
+    );
+    expect(again.status).toBe(409);
+  }, 120_000);
+});
+
+test('a key-agreement request signed over other actions is 400 naming the proof', async () => {
+  const { user, msaId } = await registered('sr25519');
+  const newKey = `0x40${'11'.repeat(32)}` as const;
+  const offer = await stack.call(
+    'GET',
+    `/v1/keys/publicKeyAgreements/getAddKeyPayload?msaId=${msaId}&newKey=${newKey}`,
+  );
+  const payload = offer.body.payload as { schemaId: number; targetHash: number; expiration: number };
+  const proof = await user.addItemsProof(stack.chain.api, { ...payload, items: [`0x40${'22'.repeat(32)}`] });
+  const answer = await stack.call('POST', '/v1/keys/publicKeyAgreements', { accountId: user.address, payload, proof });
+  expect(answer.status).toBe(400);
 }, 120_000);

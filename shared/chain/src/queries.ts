@@ -62,6 +62,24 @@ export class ChainQueries {
     return BigInt(msaId) > 0n && BigInt(msaId) <= highest;
   }
 
+  /** An MSA's itemized page for an intent: its content hash (the targetHash of the next change) and items. */
+  async itemizedPage(
+    msaId: bigint | number,
+    intentId: number,
+  ): Promise<{ contentHash: number; items: { index: number; payload: `0x${string}` }[] }> {
+    const page = (await this.api.rpc.statefulStorage.getItemizedStorage(msaId, intentId)) as unknown as {
+      content_hash: { toNumber(): number };
+      items: { index: { toNumber(): number }; payload: { toHex(): string } }[];
+    };
+    return {
+      contentHash: page.content_hash.toNumber(),
+      items: page.items.map((item) => ({
+        index: item.index.toNumber(),
+        payload: item.payload.toHex() as `0x${string}`,
+      })),
+    };
+  }
+
   /** SS58 addresses of an MSA's keys (the node's index is built from finalized blocks). */
   async keysOf(msaId: bigint | number): Promise<string[]> {
     const keys = await this.api.rpc.msa.getKeysByMsaId(msaId);

@@ -17,6 +17,7 @@ import { requestRecordSchema, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
 import { accountRoutes } from './accountRoutes.js';
 import { handleRoutes } from './handleRoutes.js';
+import { keyAgreementRoutes } from './keyAgreementRoutes.js';
 import { keyRoutes } from './keyRoutes.js';
 import { SiwfService } from './siwf.js';
 import { siwfRoutes } from './siwfRoutes.js';
@@ -122,6 +123,7 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
         ...accountRoutes(chain, CHAIN_WAIT_MS),
         ...handleRoutes(writes),
         ...keyRoutes(writes),
+        ...keyAgreementRoutes({ ...writes, directory }),
         ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
       ],
       webhooks: [transactionNotifyWebhook],

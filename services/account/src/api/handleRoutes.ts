@@ -9,12 +9,10 @@ import {
   type OpeningChain,
 } from '@frequency-gateway/chain';
 import { badRequest, defineRoute, forbidden, notFound, type Intake, type Route } from '@frequency-gateway/platform';
-import { encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
-import { transactionJobName, type TransactionJob, type TransactionType } from '../jobs.js';
-import { ACCOUNT_QUEUES } from '../queues.js';
+import type { TransactionType } from '../jobs.js';
 import { accountIdParam } from './accountRoutes.js';
-import { proofSchema, transactionResponse, verifiedProof } from './userSigned.js';
+import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './userSigned.js';
 
 export interface WriteRouteOptions {
   chain: OpeningChain;
@@ -78,9 +76,7 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
         const problems = [
           ...(valid ? [] : [`payload.baseHandle: ${JSON.stringify(body.payload.baseHandle)} is not a valid handle`]),
           ...(msaId === undefined ? [`accountId: ${body.accountId} has no MSA`] : []),
-          ...(body.payload.expiration <= heads().finalized
-            ? [`payload.expiration: block ${body.payload.expiration} has passed (finalized: ${heads().finalized})`]
-            : []),
+          ...passedExpiration(body.payload.expiration, heads().finalized),
         ];
         if (problems.length > 0) throw badRequest(problems);
         const payload = new SignedPayloads(api).claimHandle(body.payload);
@@ -92,24 +88,14 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
           proof,
           payload,
         );
-        const accepted = await intake.accept<TransactionJob>({
-          kind: type,
+        return queueUserCall(intake, providerId, {
+          type: type,
           identity: { accountId: body.accountId, payload: body.payload, proof: body.proof.toLowerCase() },
-          queue: ACCOUNT_QUEUES.transactionPublish,
-          jobName: transactionJobName,
-          job: (referenceId) => ({
-            type,
-            referenceId,
-            providerId,
-            accountId: body.accountId,
-            calls: [
-              { pallet: call.section, extrinsicName: call.method, encodedExtrinsic: call.toHex() as `0x${string}` },
-            ],
-          }),
-          msaId: (msaId as bigint).toString(),
-          details: { accountId: encodeAddress(body.accountId, api.registry.chainSS58) },
+          accountId: body.accountId,
+          msaId: msaId as bigint,
+          call,
+          ss58Prefix: api.registry.chainSS58 as number,
         });
-        return { status: 200, body: { referenceId: accepted.referenceId, state: accepted.state } };
       },
     });
 

@@ -11,11 +11,9 @@ import { badRequest, defineRoute, forbidden, notFound, type Route } from '@frequ
 import { u8aToHex } from '@polkadot/util';
 import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
-import { transactionJobName, type TransactionJob } from '../jobs.js';
-import { ACCOUNT_QUEUES } from '../queues.js';
 import { accountIdParam } from './accountRoutes.js';
 import type { WriteRouteOptions } from './handleRoutes.js';
-import { proofSchema, verifiedProof, transactionResponse } from './userSigned.js';
+import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './userSigned.js';
 
 const addKeyPayload = z
   .object({
@@ -65,9 +63,7 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
           ...(owner === body.payload.msaId
             ? []
             : [`msaOwnerAddress: ${body.msaOwnerAddress} is not a key of MSA ${body.payload.msaId}`]),
-          ...(body.payload.expiration <= heads().finalized
-            ? [`payload.expiration: block ${body.payload.expiration} has passed (finalized: ${heads().finalized})`]
-            : []),
+          ...passedExpiration(body.payload.expiration, heads().finalized),
         ];
         if (problems.length > 0) throw badRequest(problems);
         const payload = new SignedPayloads(api).addKeyData(body.payload);
@@ -89,28 +85,18 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
           chainId,
         );
         const call = accountCalls(api).addPublicKeyToMsa(body.msaOwnerAddress, ownerProof, newKeyProof, payload);
-        const accepted = await intake.accept<TransactionJob>({
-          kind: 'ADD_KEY',
+        return queueUserCall(intake, providerId, {
+          type: 'ADD_KEY',
           identity: {
             payload: body.payload,
             msaOwnerSignature: body.msaOwnerSignature.toLowerCase(),
             newKeyOwnerSignature: body.newKeyOwnerSignature.toLowerCase(),
           },
-          queue: ACCOUNT_QUEUES.transactionPublish,
-          jobName: transactionJobName,
-          job: (referenceId) => ({
-            type: 'ADD_KEY',
-            referenceId,
-            providerId,
-            accountId: body.msaOwnerAddress,
-            calls: [
-              { pallet: call.section, extrinsicName: call.method, encodedExtrinsic: call.toHex() as `0x${string}` },
-            ],
-          }),
-          msaId: body.payload.msaId.toString(),
-          details: { accountId: encodeAddress(body.msaOwnerAddress, api.registry.chainSS58) },
+          accountId: body.msaOwnerAddress,
+          msaId: body.payload.msaId,
+          call,
+          ss58Prefix: api.registry.chainSS58 as number,
         });
-        return { status: 200, body: { referenceId: accepted.referenceId, state: accepted.state } };
       },
     }),
     defineRoute({

@@ -1,8 +1,12 @@
 import { isEthereumAccount, SignedPayloads, type Eip712Payload, type UserSignature } from '@frequency-gateway/chain';
-import { badRequest } from '@frequency-gateway/platform';
+import { badRequest, type Intake } from '@frequency-gateway/platform';
+import type { Call } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex } from '@polkadot/util';
+import { encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
+import { transactionJobName, type TransactionJob, type TransactionType } from '../jobs.js';
+import { ACCOUNT_QUEUES } from '../queues.js';
 
 /** A user's signature as the routes take it: 0x hex of 64 to 66 bytes. */
 export const proofSchema = z
@@ -55,3 +59,40 @@ export const transactionResponse = z
     state: z.string().meta({ description: 'The request state now' }),
   })
   .meta({ id: 'TransactionResponse' });
+
+export interface UserCallRequest {
+  type: TransactionType;
+  /** What makes two requests the same one. */
+  identity: unknown;
+  /** The account that signed (0x AccountId32) and its MSA. */
+  accountId: `0x${string}`;
+  msaId: bigint;
+  call: Call;
+  /** The chain's SS58 prefix, for the account in the request record. */
+  ss58Prefix: number;
+}
+
+/** Queues one user-signed call for the provider to submit with Capacity; the answer of a write route. */
+export async function queueUserCall(intake: Intake, providerId: string, request: UserCallRequest) {
+  const { type, call, accountId } = request;
+  const accepted = await intake.accept<TransactionJob>({
+    kind: type,
+    identity: request.identity,
+    queue: ACCOUNT_QUEUES.transactionPublish,
+    jobName: transactionJobName,
+    job: (referenceId) => ({
+      type,
+      referenceId,
+      providerId,
+      accountId,
+      calls: [{ pallet: call.section, extrinsicName: call.method, encodedExtrinsic: call.toHex() as `0x${string}` }],
+    }),
+    msaId: request.msaId.toString(),
+    details: { accountId: encodeAddress(accountId, request.ss58Prefix) },
+  });
+  return { status: 200, body: { referenceId: accepted.referenceId, state: accepted.state } };
+}
+
+/** The problem with an expiration the chain has already passed, if it has. */
+export const passedExpiration = (expiration: number, finalized: number, field = 'payload.expiration') =>
+  expiration <= finalized ? [`${field}: block ${expiration} has passed (finalized: ${finalized})`] : [];

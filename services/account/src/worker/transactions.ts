@@ -147,7 +147,8 @@ export class AccountTransactions {
         const granted = eventsOf(outcome.events, 'msa', 'DelegationGranted')[0];
         const claimed = eventsOf(outcome.events, 'handles', 'HandleClaimed')[0];
         const keyAdded = eventsOf(outcome.events, 'msa', 'PublicKeyAdded')[0];
-        const msaId = String(created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? '');
+        const pageUpdated = eventsOf(outcome.events, 'statefulStorage', 'ItemizedPageUpdated')[0];
+        const msaId = String(created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? pageUpdated?.[0] ?? '');
         const newPublicKey = keyAdded ? String(keyAdded[1]) : undefined;
         const handle = claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined;
         const block = { number: outcome.blockNumber, hash: outcome.blockHash };

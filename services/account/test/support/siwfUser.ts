@@ -241,6 +241,25 @@ export class SiwfUser {
     return signature.encodedValue;
   }
 
+  /** The user's proof of an ItemizedSignaturePayloadV2 that adds `items`, as POST /v1/keys/publicKeyAgreements takes it. */
+  async addItemsProof(
+    api: ApiPromise,
+    payload: { schemaId: number; targetHash: number; expiration: number; items: `0x${string}`[] },
+  ): Promise<string> {
+    const { schemaId, targetHash, expiration, items } = payload;
+    const signature = await this.signChainPayload(
+      () =>
+        new SignedPayloads(api).itemizedV2({
+          schemaId,
+          targetHash,
+          expiration,
+          actions: items.map((data) => ({ Add: { data } })),
+        }),
+      () => createItemizedSignaturePayloadV2(schemaId, targetHash, expiration, items.map(createItemizedAddAction)),
+    );
+    return signature.encodedValue;
+  }
+
   /** sr25519: over the `<Bytes>`-wrapped SCALE bytes of the chain's codec; Ethereum: EIP-712 typed data. */
   private async signChainPayload(codec: () => Codec, typed: () => SupportedPayload): Promise<Signature> {
     if (this.kind === 'sr25519') return this.sr25519Signature(hexToU8a(SignedPayloads.signingBytes(codec()).wrapped));

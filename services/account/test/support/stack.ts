@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
+import { verifyWebhook } from '@frequency-gateway/webhooks';
 import {
   spawnServer,
   startRedisServer,
@@ -10,7 +11,7 @@ import {
   type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
-import type { SiwfUser, SignUpOptions } from './siwfUser.js';
+import { encodeAuthorizationPayload, type SiwfUser, type SignUpOptions } from './siwfUser.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -32,6 +33,10 @@ export interface AccountStack {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   /** What a new user of the given key kind signs up with: the three payloads and a login. */
   signUpOf(user: SiwfUser, options?: Partial<SignUpOptions>): ReturnType<SiwfUser['signUp']>;
+  /** The one webhook of a request, once it has arrived, checked to be signed (fails on a second delivery). */
+  webhookOf(referenceId: string): Promise<Record<string, unknown>>;
+  /** Signs a user up (without a handle) through the api and waits until it is finalized; returns the MSA id. */
+  register(user: SiwfUser): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +103,31 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
   const graphKeys = await queries.intentByName('dsnp.public-key-key-agreement');
   const intents = await Promise.all(['dsnp.broadcast', 'dsnp.reply'].map((name) => queries.intentByName(name)));
 
+  const signUpOf: AccountStack['signUpOf'] = async (user, overrides = {}) => {
+    const finalized = (await queries.finalizedBlock()).number;
+    return user.signUp(chain.api, {
+      providerId: 1,
+      intentIds: intents.map((intent) => intent!.intentId),
+      expiration: finalized + 50,
+      handle: `user${Math.floor(Math.random() * 1e6)}`,
+      itemActions: {
+        schemaId: graphKeys!.latestSchemaId!,
+        targetHash: 0,
+        items: [`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`],
+      },
+      login: { uri: 'https://localhost/login' },
+      ...overrides,
+    });
+  };
+  const call: AccountStack['call'] = async (method, path, body) => {
+    const response = await fetch(`${api.url}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
+
   return {
     devchain,
     redis,
@@ -112,29 +142,35 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       await waitUntil(async () => (await fetch(`${extra.url}/readyz`)).status === 200, 60_000, 'api ready');
       return extra;
     },
-    call: async (method, path, body) => {
-      const response = await fetch(`${api.url}${path}`, {
-        method,
-        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    call,
+    signUpOf,
+    webhookOf: async (referenceId) => {
+      const mine = () =>
+        receiver.received.filter((delivery) => (delivery.body as { referenceId?: string }).referenceId === referenceId);
+      await waitUntil(async () => mine().length > 0, 60_000, `the webhook of ${referenceId}`);
+      const deliveries = mine();
+      if (deliveries.length !== 1) throw new Error(`${deliveries.length} webhooks for ${referenceId}`);
+      if (!verifyWebhook(WEBHOOK_SECRET, deliveries[0]!.headers, deliveries[0]!.raw))
+        throw new Error(`the webhook of ${referenceId} is not signed with the secret`);
+      return deliveries[0]!.body as Record<string, unknown>;
     },
-    signUpOf: async (user, overrides = {}) => {
-      const finalized = (await queries.finalizedBlock()).number;
-      return user.signUp(chain.api, {
-        providerId: 1,
-        intentIds: intents.map((intent) => intent!.intentId),
-        expiration: finalized + 50,
-        handle: `user${Math.floor(Math.random() * 1e6)}`,
-        itemActions: {
-          schemaId: graphKeys!.latestSchemaId!,
-          targetHash: 0,
-          items: [`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`],
-        },
-        login: { uri: 'https://localhost/login' },
-        ...overrides,
+    register: async (user) => {
+      const response = await signUpOf(user, { handle: undefined });
+      const answer = await call('POST', '/v2/accounts/siwf', {
+        authorizationPayload: encodeAuthorizationPayload(response),
       });
+      if (answer.status !== 200) throw new Error(`sign-up refused: ${JSON.stringify(answer.body)}`);
+      let msaId = '';
+      await waitUntil(
+        async () => {
+          const record = (await call('GET', `/v1/requests/${answer.body.signUpReferenceId as string}`)).body;
+          msaId = String(record.msaId ?? '');
+          return record.state === 'finalized';
+        },
+        60_000,
+        'the sign-up finalized',
+      );
+      return msaId;
     },
     stop: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
