@@ -1,5 +1,5 @@
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { SiwfUser, type KeyKind } from './support/siwfUser.js';
+import { SiwfUser } from './support/siwfUser.js';
 import { startAccountStack, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
@@ -12,12 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-/** A user with an MSA (and no handle), signed up through the api. */
-async function registered(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }> {
-  const user = SiwfUser.create(kind);
-  return { user, msaId: await stack.register(user) };
-}
 
 /** The handle payload from the gateway, signed by the user: the body of POST /v1/handles(/change). */
 async function handleRequest(user: SiwfUser, handle: string) {
@@ -33,7 +27,7 @@ describe.each(['sr25519', 'ethereum'] as const)('handles of a %s user', (kind) =
   let msaId: string;
   const base = `${kind === 'sr25519' ? 'sr' : 'eth'}handle${Math.floor(Math.random() * 1000)}`;
 
-  beforeAll(async () => ({ user, msaId } = await registered(kind)), 90_000);
+  beforeAll(async () => ({ user, msaId } = await stack.register(kind)), 90_000);
 
   test('POST /v1/handles claims one: CREATE_HANDLE webhook, then GET /v1/handles/{msaId}', async () => {
     expect((await stack.call('GET', `/v1/handles/${msaId}`)).status).toBe(404);
@@ -62,7 +56,7 @@ describe.each(['sr25519', 'ethereum'] as const)('handles of a %s user', (kind) =
 
 describe('refused handle requests: 400 naming the field, nothing queued', () => {
   let user: SiwfUser;
-  beforeAll(async () => ({ user } = await registered('sr25519')), 90_000);
+  beforeAll(async () => ({ user } = await stack.register('sr25519')), 90_000);
 
   test('an invalid handle, for the payload and for the request', async () => {
     const tooLong = 'ThisHandleIsTooLongForFrequency';

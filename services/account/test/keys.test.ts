@@ -1,6 +1,6 @@
 import { SignedPayloads } from '@frequency-gateway/chain';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { SiwfUser, type KeyKind } from './support/siwfUser.js';
+import { SiwfUser } from './support/siwfUser.js';
 import { startAccountStack, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
@@ -13,12 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-/** A user with an MSA (and no handle), signed up through the api. */
-async function registered(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }> {
-  const user = SiwfUser.create(kind);
-  return { user, msaId: await stack.register(user) };
-}
 
 /** The body of POST /v1/keys/add: the owner and the new key both sign the AddKeyData payload. */
 async function addKeyRequest(owner: SiwfUser, msaId: string, newKey: SiwfUser) {
@@ -40,7 +34,7 @@ async function addKeyRequest(owner: SiwfUser, msaId: string, newKey: SiwfUser) {
 describe.each(['sr25519', 'ethereum'] as const)('keys of a %s user', (kind) => {
   let owner: SiwfUser;
   let msaId: string;
-  beforeAll(async () => ({ user: owner, msaId } = await registered(kind)), 90_000);
+  beforeAll(async () => ({ user: owner, msaId } = await stack.register(kind)), 90_000);
 
   test('POST /v1/keys/add adds a second key: ADD_KEY webhook, then GET /v1/keys/{msaId} lists both', async () => {
     const before = await stack.call('GET', `/v1/keys/${msaId}`);
@@ -77,7 +71,7 @@ test('GET /v1/keys/{msaId} of an MSA that does not exist: 404; not an MSA id: 40
 });
 
 test('read-only: POST /v1/keys/add is refused with 403', async () => {
-  const { user, msaId } = await registered('sr25519');
+  const { user, msaId } = await stack.register('sr25519');
   const readOnly = await stack.startApi({ PROVIDER_ACCOUNT_SEED_PHRASE: '' });
   const response = await fetch(`${readOnly.url}/v1/keys/add`, {
     method: 'POST',
@@ -89,7 +83,7 @@ test('read-only: POST /v1/keys/add is refused with 403', async () => {
 
 describe.each(['sr25519', 'ethereum'] as const)('key-agreement keys of a %s user', (kind) => {
   test('the payload from the gateway, signed and posted: ADD_PUBLIC_KEY_AGREEMENT webhook, the item on chain, then 409', async () => {
-    const { user, msaId } = await registered(kind);
+    const { user, msaId } = await stack.register(kind);
     const newKey = `0x40${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as const;
     const offer = await stack.call(
       'GET',
@@ -116,7 +110,7 @@ describe.each(['sr25519', 'ethereum'] as const)('key-agreement keys of a %s user
 });
 
 test('a key-agreement request signed over other actions is 400 naming the proof', async () => {
-  const { user, msaId } = await registered('sr25519');
+  const { user, msaId } = await stack.register('sr25519');
   const newKey = `0x40${'11'.repeat(32)}` as const;
   const offer = await stack.call(
     'GET',

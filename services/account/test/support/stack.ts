@@ -11,7 +11,7 @@ import {
   type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
-import { encodeAuthorizationPayload, type SiwfUser, type SignUpOptions } from './siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser, type KeyKind, type SignUpOptions } from './siwfUser.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -35,8 +35,8 @@ export interface AccountStack {
   signUpOf(user: SiwfUser, options?: Partial<SignUpOptions>): ReturnType<SiwfUser['signUp']>;
   /** The one webhook of a request, once it has arrived, checked to be signed (fails on a second delivery). */
   webhookOf(referenceId: string): Promise<Record<string, unknown>>;
-  /** Signs a user up (without a handle) through the api and waits until it is finalized; returns the MSA id. */
-  register(user: SiwfUser): Promise<string>;
+  /** A new user of the key kind, signed up (without a handle) through the api once it is finalized, with their MSA id. */
+  register(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }>;
   stop(): Promise<void>;
 }
 
@@ -154,7 +154,8 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
         throw new Error(`the webhook of ${referenceId} is not signed with the secret`);
       return deliveries[0]!.body as Record<string, unknown>;
     },
-    register: async (user) => {
+    register: async (kind) => {
+      const user = SiwfUser.create(kind);
       const response = await signUpOf(user, { handle: undefined });
       const answer = await call('POST', '/v2/accounts/siwf', {
         authorizationPayload: encodeAuthorizationPayload(response),
@@ -170,7 +171,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
         60_000,
         'the sign-up finalized',
       );
-      return msaId;
+      return { user, msaId };
     },
     stop: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
