@@ -23,7 +23,8 @@ export type AccountCall =
   | 'msa.addRecoveryCommitment'
   | 'handles.claimHandle'
   | 'handles.changeHandle'
-  | 'statefulStorage.applyItemActionsWithSignatureV2';
+  | 'statefulStorage.applyItemActionsWithSignatureV2'
+  | 'statefulStorage.upsertPageWithSignatureV2';
 
 /**
  * Builds the user-signed account calls (the user's key, their proof and the payload they signed, in the
@@ -45,6 +46,8 @@ export const accountCalls = (api: ApiPromise) => {
     'statefulStorage.applyItemActionsWithSignatureV2': (key, proof, payload) =>
       statefulStorage.applyItemActionsWithSignatureV2(key, multiSignature(proof), payload as never)
         .method as unknown as Call,
+    'statefulStorage.upsertPageWithSignatureV2': (key, proof, payload) =>
+      statefulStorage.upsertPageWithSignatureV2(key, multiSignature(proof), payload as never).method as unknown as Call,
   };
   return {
     build: (call: AccountCall, key: string, proof: Proof, payload: Codec): Call => builders[call](key, proof, payload),

@@ -27,6 +27,7 @@ export {
   ethereumAccountId,
   isEthereumAccount,
   ethereumAddressOf,
+  signatureReadings,
   type SignatureParts,
 } from './signatures/verify.js';
 export { eip712Message, DEV_CHAIN_ID, MAINNET_CHAIN_ID, type Eip712Payload } from './signatures/eip712.js';
@@ -48,3 +49,11 @@ export { messageCalls, accountCalls, type AccountCall } from './calls.js';
 export { SchemaDirectory } from './directory.js';
 export { fromChain } from './chainErrors.js';
 export { startWhenChainReady, followTransactions, type ChainPipeline, type FollowOptions } from './pipeline.js';
+export {
+  UserTransactions,
+  UserTransactionError,
+  type UserCall,
+  type PreparedUserTransaction,
+  type SignedUserTransaction,
+  type CheckedUserTransaction,
+} from './userTransactions.js';

@@ -4,6 +4,8 @@ export interface Grant {
   intentId: number;
   /** Effective revocation block (0 = active): the earlier of the delegation's and the grant's. */
   revokedAt: number;
+  /** The grant's own revocation block (0 = not revoked), whatever the delegation's. */
+  explicitRevokedAt: number;
 }
 
 export interface Delegation {
@@ -48,6 +50,26 @@ export interface CapacityInfo {
 const toNumber = (value: { toNumber(): number }) => value.toNumber();
 
 /** The typed reads the services make, over RPCs, runtime APIs and storage. */
+type ChainDelegation = {
+  providerId: { toBigInt(): bigint };
+  revokedAt: { toNumber(): number };
+  permissions: {
+    grantedId: { toNumber(): number };
+    revokedAt: { toNumber(): number };
+    explicitRevokedAt: { toNumber(): number };
+  }[];
+};
+
+const delegationOf = (value: ChainDelegation): Delegation => ({
+  providerId: value.providerId.toBigInt(),
+  revokedAt: value.revokedAt.toNumber(),
+  grants: value.permissions.map((grant) => ({
+    intentId: grant.grantedId.toNumber(),
+    revokedAt: grant.revokedAt.toNumber(),
+    explicitRevokedAt: grant.explicitRevokedAt.toNumber(),
+  })),
+});
+
 export class ChainQueries {
   constructor(private readonly api: ApiPromise) {}
 
@@ -110,28 +132,11 @@ export class ChainQueries {
 
   async delegation(delegator: bigint | number, provider: bigint | number): Promise<Delegation | undefined> {
     const response = await this.api.call.msaRuntimeApi.getDelegationForMsaAndProvider(delegator, provider);
-    if (response.isNone) return undefined;
-    const value = response.unwrap();
-    return {
-      providerId: value.providerId.toBigInt(),
-      revokedAt: value.revokedAt.toNumber(),
-      grants: value.permissions.map((grant) => ({
-        intentId: grant.grantedId.toNumber(),
-        revokedAt: grant.revokedAt.toNumber(),
-      })),
-    };
+    return response.isNone ? undefined : delegationOf(response.unwrap());
   }
 
   async delegations(delegator: bigint | number): Promise<Delegation[]> {
-    const all = await this.api.call.msaRuntimeApi.getAllGrantedDelegationsByMsaId(delegator);
-    return all.map((value) => ({
-      providerId: value.providerId.toBigInt(),
-      revokedAt: value.revokedAt.toNumber(),
-      grants: value.permissions.map((grant) => ({
-        intentId: grant.grantedId.toNumber(),
-        revokedAt: grant.revokedAt.toNumber(),
-      })),
-    }));
+    return (await this.api.call.msaRuntimeApi.getAllGrantedDelegationsByMsaId(delegator)).map(delegationOf);
   }
 
   /** Whether `provider` may act for `delegator` on an intent at the best block. */

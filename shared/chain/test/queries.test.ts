@@ -35,8 +35,8 @@ describe('typed chain queries', () => {
       providerId: 1n,
       revokedAt: 0,
       grants: [
-        { intentId: 2, revokedAt: 0 },
-        { intentId: 17, revokedAt: 0 },
+        { intentId: 2, revokedAt: 0, explicitRevokedAt: 0 },
+        { intentId: 17, revokedAt: 0, explicitRevokedAt: 0 },
       ],
     });
     expect(await queries.delegation(2, 5)).toBeUndefined();

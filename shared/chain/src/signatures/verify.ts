@@ -1,5 +1,6 @@
 import type { Codec } from '@polkadot/types/types';
-import { stringToU8a, u8aConcat, u8aEq } from '@polkadot/util';
+import { stringToU8a, u8aConcat, u8aEq, u8aToHex } from '@polkadot/util';
+import type { UserSignature } from '../payloads.js';
 import { ed25519Verify, keccakAsU8a, secp256k1Expand, secp256k1Recover, sr25519Verify } from '@polkadot/util-crypto';
 
 /** The variant and bytes of a UnifiedSignature / MultiSignature value. */
@@ -63,4 +64,23 @@ export function verifyExactly(message: Uint8Array, signature: SignatureParts, si
   } catch {
     return false;
   }
+}
+
+/**
+ * The ways a user's signature bytes can be read for an account, most likely first: Ethereum accounts sign with
+ * ECDSA (65 bytes, or 66 typed 02); others with sr25519 or ed25519 (64 bytes, or 65 typed 01 / 00).
+ */
+export function signatureReadings(account: Uint8Array, signature: Uint8Array): UserSignature[] {
+  const as = (algo: UserSignature['algo'], bytes: Uint8Array): UserSignature => ({
+    algo,
+    encodedValue: u8aToHex(bytes),
+  });
+  if (isEthereumAccount(account)) {
+    if (signature.length === 66 && signature[0] === 2) return [as('Ecdsa', signature.slice(1))];
+    return signature.length === 65 ? [as('Ecdsa', signature)] : [];
+  }
+  if (signature.length === 64) return [as('Sr25519', signature), as('Ed25519', signature)];
+  if (signature.length === 65 && signature[0] === 1) return [as('Sr25519', signature.slice(1))];
+  if (signature.length === 65 && signature[0] === 0) return [as('Ed25519', signature.slice(1))];
+  return [];
 }
