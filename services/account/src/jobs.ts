@@ -5,6 +5,9 @@ export const TRANSACTION_TYPES = [
   'CHANGE_HANDLE',
   'ADD_KEY',
   'ADD_PUBLIC_KEY_AGREEMENT',
+  'RETIRE_MSA',
+  'REVOKE_DELEGATION',
+  'CAPACITY_BATCH',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -15,18 +18,26 @@ export interface EncodedCall {
   encodedExtrinsic: `0x${string}`;
 }
 
+/** A transaction the user signed with their own key: the extrinsic, the payload they signed and their signature. */
+export interface UserSignedTransaction {
+  encodedExtrinsic: `0x${string}`;
+  payloadToSign: `0x${string}`;
+  /** As the user sent it (checked against the payload by the api, and again by the worker). */
+  signature: string;
+}
+
 /**
- * A `transactionPublish` job: calls the user signed, wrapped by the provider in one capacity-paid
- * `payWithCapacity` (one call) or `payWithCapacityBatchAll` (several). The job id is the referenceId.
+ * A `transactionPublish` job. Either `calls` the user signed, wrapped by the provider in one capacity-paid
+ * `payWithCapacity` (one call) or `payWithCapacityBatchAll` (several); or a `userSigned` transaction the
+ * worker submits as the user signed it (retiring an MSA, revoking a delegation). The job id is the referenceId.
  */
-export interface TransactionJob {
+export type TransactionJob = {
   type: TransactionType;
   referenceId: string;
   providerId: string;
   /** The user's AccountId32 (0x-hex; Ethereum keys in their 32-byte unified form). */
   accountId: `0x${string}`;
-  calls: EncodedCall[];
-}
+} & ({ calls: EncodedCall[]; userSigned?: undefined } | { userSigned: UserSignedTransaction; calls?: undefined });
 
 /** `Transaction Job - <referenceId>`, the job name the queue board shows. */
 export const transactionJobName = (referenceId: string) => `Transaction Job - ${referenceId}`;

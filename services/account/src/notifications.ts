@@ -6,7 +6,10 @@ import { TRANSACTION_TYPES } from './jobs.js';
 export const transactionNotificationSchema = z
   .object({
     transactionType: z.enum(TRANSACTION_TYPES),
-    providerId: z.string().meta({ description: 'MSA id of the provider' }),
+    providerId: z.string().meta({
+      description:
+        'MSA id of the provider: this gateway, except for REVOKE_DELEGATION where it is the provider whose delegation was revoked',
+    }),
     referenceId: z.string().meta({ description: 'The request: signUpReferenceId of the sign-in answer' }),
     status: z.enum(['SUCCESS', 'FAILED', 'EXPIRED']),
     txHash: z.string().optional(),
@@ -19,6 +22,14 @@ export const transactionNotificationSchema = z
       .optional()
       .meta({ description: 'The handle claimed, `<base>.<suffix>` (SUCCESS of a sign-up or handle request)' }),
     newPublicKey: z.string().optional().meta({ description: 'The key added, SS58 (ADD_KEY)' }),
+    calls: z
+      .array(z.object({ section: z.string(), method: z.string() }))
+      .optional()
+      .meta({ description: 'The calls of the batch, in order (CAPACITY_BATCH)' }),
+    capacityWithdrawnEvent: z
+      .object({ msaId: z.string(), amount: z.string() })
+      .optional()
+      .meta({ description: 'The capacity the batch cost and who paid it (CAPACITY_BATCH)' }),
     error: z
       .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
       .optional()

@@ -25,6 +25,10 @@ export const requestRecordSchema = z
       .string()
       .optional()
       .meta({ description: 'The handle claimed or changed to, `<base>.<suffix>`, once finalized' }),
+    calls: z
+      .array(z.object({ section: z.string(), method: z.string() }))
+      .optional()
+      .meta({ description: 'The chain calls the provider submits for the request' }),
     version: z.number().int().meta({ description: 'Grows with every change' }),
     createdAt: z.string(),
     updatedAt: z.string(),

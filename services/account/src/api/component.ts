@@ -16,11 +16,14 @@ import { ACCOUNT_QUEUES } from '../queues.js';
 import { requestRecordSchema, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
 import { accountRoutes } from './accountRoutes.js';
+import { delegationRoutes } from './delegationRoutes.js';
 import { handleRoutes } from './handleRoutes.js';
+import { icsRoutes } from './icsRoutes.js';
 import { keyAgreementRoutes } from './keyAgreementRoutes.js';
 import { keyRoutes } from './keyRoutes.js';
 import { SiwfService } from './siwf.js';
 import { siwfRoutes } from './siwfRoutes.js';
+import { retirementRoutes } from './userTransactionRoutes.js';
 
 /** One URI, a comma-separated list, or a JSON array of them. */
 const uriList = z
@@ -124,6 +127,9 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
         ...handleRoutes(writes),
         ...keyRoutes(writes),
         ...keyAgreementRoutes({ ...writes, directory }),
+        ...delegationRoutes(writes),
+        ...retirementRoutes(writes),
+        ...icsRoutes(writes),
         ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
       ],
       webhooks: [transactionNotifyWebhook],

@@ -6,22 +6,20 @@ import {
   fromChain,
   msaIdText,
   SignedPayloads,
-  type OpeningChain,
 } from '@frequency-gateway/chain';
-import { badRequest, defineRoute, forbidden, notFound, type Intake, type Route } from '@frequency-gateway/platform';
+import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import type { TransactionType } from '../jobs.js';
 import { accountIdParam } from './accountRoutes.js';
-import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './userSigned.js';
-
-export interface WriteRouteOptions {
-  chain: OpeningChain;
-  intake: Intake;
-  providerId: string;
-  /** No provider key: every write route answers 403. */
-  readOnly: boolean;
-  chainWaitMs: number;
-}
+import {
+  passedExpiration,
+  proofSchema,
+  queueUserCall,
+  readOnlyGuard,
+  transactionResponse,
+  verifiedProof,
+  type WriteRouteOptions,
+} from './writes.js';
 
 const handlePayload = z
   .object({
@@ -45,12 +43,13 @@ const handleResponse = z
 
 /** POST /v1/handles and /v1/handles/change, the payload to sign for a change, and a user's handle. */
 export function handleRoutes(options: WriteRouteOptions): Route[] {
-  const { chain, intake, providerId, readOnly, chainWaitMs } = options;
+  const { chain, intake, providerId, chainWaitMs } = options;
   const connection = () => fromChain(() => chain.ready(chainWaitMs));
 
   const write = (type: Extract<TransactionType, 'CREATE_HANDLE' | 'CHANGE_HANDLE'>) =>
     defineRoute({
       method: 'post',
+      middleware: [readOnlyGuard(options)],
       path: type === 'CREATE_HANDLE' ? '/v1/handles' : '/v1/handles/change',
       operationId:
         type === 'CREATE_HANDLE' ? 'HandlesControllerV1_createHandle_v1' : 'HandlesControllerV1_changeHandle_v1',
@@ -66,8 +65,6 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
         503: { description: 'The chain or Redis is not reachable' },
       },
       handler: async ({ body }) => {
-        if (readOnly)
-          throw forbidden('Handles are submitted with the provider key, and this gateway has none (read-only)');
         const { api, heads } = await connection();
         const queries = new ChainQueries(api);
         const [valid, msaId] = await fromChain(() =>

@@ -8,23 +8,24 @@ import {
   SignedPayloads,
   type SchemaDirectory,
 } from '@frequency-gateway/chain';
-import { badRequest, conflict, defineRoute, forbidden, type Route } from '@frequency-gateway/platform';
+import { badRequest, conflict, defineRoute, type Route } from '@frequency-gateway/platform';
+import type { ApiPromise } from '@polkadot/api';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
-import type { WriteRouteOptions } from './handleRoutes.js';
-import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './userSigned.js';
+import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './writes.js';
 
 /** The intent whose itemized page holds a user's key-agreement (graph) public keys. */
 export const KEY_AGREEMENT_INTENT = 'dsnp.public-key-key-agreement';
 
-const hexBytes = (max: number) =>
+export const hexBytes = (max: number) =>
   z
     .string()
     .regex(/^0x([0-9a-fA-F]{2})+$/, 'must be 0x-prefixed hex of whole bytes')
     .refine((hex) => hex.length <= 2 + 2 * max, `must be at most ${max} bytes`)
     .transform((hex) => hex.toLowerCase() as `0x${string}`);
 
-const blockNumber = z
+export const blockNumber = z
   .number()
   .int()
   .min(0)
@@ -37,7 +38,7 @@ const itemAction = z
   ])
   .meta({ id: 'ItemActionDto' });
 
-const itemizedPayload = z
+export const itemizedPayload = z
   .object({
     schemaId: z.number().int().min(1).max(65535),
     targetHash: blockNumber.meta({ description: 'The content hash of the page the actions apply to' }),
@@ -46,14 +47,38 @@ const itemizedPayload = z
   })
   .meta({ id: 'ItemizedSignaturePayloadDto' });
 
-const chainActions = (actions: z.infer<typeof itemAction>[]) =>
+export const chainActions = (actions: z.infer<typeof itemAction>[]) =>
   actions.map((action) =>
     action.type === 'ADD_ITEM' ? { Add: { data: action.encodedPayload } } : { Delete: { index: action.index } },
   );
 
+/** A user's signed item actions on one of their itemized pages. */
+export const itemActionsRequest = z
+  .object({ accountId: accountIdParam, payload: itemizedPayload, proof: proofSchema })
+  .meta({ id: 'AddNewPublicKeyAgreementRequestDto' });
+
+/**
+ * The applyItemActionsWithSignatureV2 call of a user's signed item actions, once their signature is checked
+ * (a 400 naming `field` otherwise).
+ */
+export function itemActionsCall(
+  api: ApiPromise,
+  accountId: `0x${string}`,
+  request: z.infer<typeof itemActionsRequest>,
+  field: string,
+) {
+  const payload = new SignedPayloads(api).itemizedV2({
+    ...request.payload,
+    actions: chainActions(request.payload.actions),
+  });
+  const chainId = eip712ChainIdOf(chainTypeOf(api.genesisHash.toHex()));
+  const proof = verifiedProof(accountId, request.proof, payload, 'ItemizedSignaturePayloadV2', field, chainId);
+  return accountCalls(api).build('statefulStorage.applyItemActionsWithSignatureV2', accountId, proof, payload);
+}
+
 /** The payload to add a key-agreement key, and POST /v1/keys/publicKeyAgreements. */
 export function keyAgreementRoutes(options: WriteRouteOptions & { directory: SchemaDirectory }): Route[] {
-  const { chain, intake, providerId, readOnly, chainWaitMs, directory } = options;
+  const { chain, intake, providerId, chainWaitMs, directory } = options;
   const connection = () => fromChain(() => chain.ready(chainWaitMs));
   const keyIntent = async () => {
     const intent = await fromChain(() => directory.intentByName(KEY_AGREEMENT_INTENT));
@@ -99,23 +124,20 @@ export function keyAgreementRoutes(options: WriteRouteOptions & { directory: Sch
     }),
     defineRoute({
       method: 'post',
+      middleware: [readOnlyGuard(options)],
       path: '/v1/keys/publicKeyAgreements',
       operationId: 'KeysControllerV1_addNewPublicKeyAgreements_v1',
       summary: "Apply item actions (add or delete key-agreement keys) to a user's itemized page",
       description:
         'The user signs the ItemizedSignaturePayloadV2 (GET /v1/keys/publicKeyAgreements/getAddKeyPayload gives it). Checked before queueing; the outcome arrives as an ADD_PUBLIC_KEY_AGREEMENT webhook.',
       tags: ['keys'],
-      body: z
-        .object({ accountId: accountIdParam, payload: itemizedPayload, proof: proofSchema })
-        .meta({ id: 'AddNewPublicKeyAgreementRequestDto' }),
+      body: itemActionsRequest,
       responses: {
         200: { description: 'Queued', schema: transactionResponse },
         400: { description: 'A bad signature, a key without an MSA, or a passed expiration' },
         403: { description: 'The gateway has no provider key (read-only)' },
       },
       handler: async ({ body }) => {
-        if (readOnly)
-          throw forbidden('Item actions are submitted with the provider key, and this gateway has none (read-only)');
         const { api, heads } = await connection();
         const msaId = await fromChain(() => new ChainQueries(api).msaIdOf(body.accountId));
         const problems = [
@@ -123,25 +145,7 @@ export function keyAgreementRoutes(options: WriteRouteOptions & { directory: Sch
           ...passedExpiration(body.payload.expiration, heads().finalized),
         ];
         if (problems.length > 0) throw badRequest(problems);
-        const payload = new SignedPayloads(api).itemizedV2({
-          ...body.payload,
-          actions: chainActions(body.payload.actions),
-        });
-        const chainId = eip712ChainIdOf(chainTypeOf(api.genesisHash.toHex()));
-        const proof = verifiedProof(
-          body.accountId,
-          body.proof,
-          payload,
-          'ItemizedSignaturePayloadV2',
-          'proof',
-          chainId,
-        );
-        const call = accountCalls(api).build(
-          'statefulStorage.applyItemActionsWithSignatureV2',
-          body.accountId,
-          proof,
-          payload,
-        );
+        const call = itemActionsCall(api, body.accountId, body, 'proof');
         return queueUserCall(intake, providerId, {
           type: 'ADD_PUBLIC_KEY_AGREEMENT',
           identity: { accountId: body.accountId, payload: body.payload, proof: body.proof.toLowerCase() },

@@ -7,13 +7,13 @@ import {
   msaIdText,
   SignedPayloads,
 } from '@frequency-gateway/chain';
-import { badRequest, defineRoute, forbidden, notFound, type Route } from '@frequency-gateway/platform';
+import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
 import { u8aToHex } from '@polkadot/util';
 import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
-import type { WriteRouteOptions } from './handleRoutes.js';
-import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './userSigned.js';
+import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './writes.js';
 
 const addKeyPayload = z
   .object({
@@ -38,11 +38,12 @@ const addKeyRequest = z
 
 /** POST /v1/keys/add and GET /v1/keys/{msaId}. */
 export function keyRoutes(options: WriteRouteOptions): Route[] {
-  const { chain, intake, providerId, readOnly, chainWaitMs } = options;
+  const { chain, intake, providerId, chainWaitMs } = options;
   const connection = () => fromChain(() => chain.ready(chainWaitMs));
   return [
     defineRoute({
       method: 'post',
+      middleware: [readOnlyGuard(options)],
       path: '/v1/keys/add',
       operationId: 'KeysControllerV1_addKey_v1',
       summary: "Add a key to a user's MSA",
@@ -56,7 +57,6 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
         403: { description: 'The gateway has no provider key (read-only)' },
       },
       handler: async ({ body }) => {
-        if (readOnly) throw forbidden('Keys are added with the provider key, and this gateway has none (read-only)');
         const { api, heads } = await connection();
         const owner = await fromChain(() => new ChainQueries(api).msaIdOf(body.msaOwnerAddress));
         const problems = [

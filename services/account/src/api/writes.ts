@@ -1,12 +1,43 @@
-import { isEthereumAccount, SignedPayloads, type Eip712Payload, type UserSignature } from '@frequency-gateway/chain';
-import { badRequest, type Intake } from '@frequency-gateway/platform';
+import { signatureReadings, SignedPayloads, type Eip712Payload, type UserSignature } from '@frequency-gateway/chain';
+import type { OpeningChain } from '@frequency-gateway/chain';
+import { badRequest, forbidden, type Intake } from '@frequency-gateway/platform';
+import type { RequestHandler } from 'express';
 import type { Call } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types/types';
-import { hexToU8a, u8aToHex } from '@polkadot/util';
+import { hexToU8a } from '@polkadot/util';
 import { encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
-import { transactionJobName, type TransactionJob, type TransactionType } from '../jobs.js';
+import {
+  transactionJobName,
+  type EncodedCall,
+  type TransactionJob,
+  type TransactionType,
+  type UserSignedTransaction,
+} from '../jobs.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
+
+/** What the write routes share: the chain, the intake and whether the gateway may write at all. */
+export interface WriteRouteOptions {
+  chain: OpeningChain;
+  intake: Intake;
+  providerId: string;
+  /** No provider key: every write route answers 403 (see readOnlyGuard). */
+  readOnly: boolean;
+  chainWaitMs: number;
+}
+
+/**
+ * Refuses every request with 403, before its input is even read, when the gateway has no provider key: the
+ * write routes' middleware.
+ */
+export const readOnlyGuard =
+  (options: { readOnly: boolean }): RequestHandler =>
+  (_req, _res, next) =>
+    next(
+      options.readOnly
+        ? forbidden('This gateway has no provider key (PROVIDER_ACCOUNT_SEED_PHRASE) and takes no writes: read-only')
+        : undefined,
+    );
 
 /** A user's signature as the routes take it: 0x hex of 64 to 66 bytes. */
 export const proofSchema = z
@@ -16,22 +47,6 @@ export const proofSchema = z
     description:
       'The signature: 64 bytes (sr25519 or ed25519), 65 bytes typed (00 ed25519, 01 sr25519) or an Ethereum signature (65 bytes, or 66 typed 02)',
   });
-
-/** The ways a signature's bytes can be read for an account, most likely first. */
-function readings(account: Uint8Array, proof: Uint8Array): UserSignature[] {
-  const as = (algo: UserSignature['algo'], bytes: Uint8Array): UserSignature => ({
-    algo,
-    encodedValue: u8aToHex(bytes),
-  });
-  if (isEthereumAccount(account)) {
-    if (proof.length === 66 && proof[0] === 2) return [as('Ecdsa', proof.slice(1))];
-    return proof.length === 65 ? [as('Ecdsa', proof)] : [];
-  }
-  if (proof.length === 64) return [as('Sr25519', proof), as('Ed25519', proof)];
-  if (proof.length === 65 && proof[0] === 1) return [as('Sr25519', proof.slice(1))];
-  if (proof.length === 65 && proof[0] === 0) return [as('Ed25519', proof.slice(1))];
-  return [];
-}
 
 /**
  * The user's signature over `payload` as the chain will check it (sr25519/ed25519 over the SCALE bytes, raw or
@@ -45,7 +60,7 @@ export function verifiedProof(
   field: string,
   chainId?: number,
 ): UserSignature {
-  const signature = readings(hexToU8a(account), hexToU8a(proof)).find((candidate) =>
+  const signature = signatureReadings(hexToU8a(account), hexToU8a(proof)).find((candidate) =>
     SignedPayloads.verify(account, candidate, payload, kind, chainId),
   );
   if (!signature) throw badRequest(`${field}: not a signature of the payload by ${account}`);
@@ -60,21 +75,35 @@ export const transactionResponse = z
   })
   .meta({ id: 'TransactionResponse' });
 
-export interface UserCallRequest {
+export interface TransactionRequest {
   type: TransactionType;
   /** What makes two requests the same one. */
   identity: unknown;
   /** The account that signed (0x AccountId32) and its MSA. */
   accountId: `0x${string}`;
   msaId: bigint;
-  call: Call;
   /** The chain's SS58 prefix, for the account in the request record. */
   ss58Prefix: number;
 }
 
-/** Queues one user-signed call for the provider to submit with Capacity; the answer of a write route. */
-export async function queueUserCall(intake: Intake, providerId: string, request: UserCallRequest) {
-  const { type, call, accountId } = request;
+const encoded = (call: Call): EncodedCall => ({
+  pallet: call.section,
+  extrinsicName: call.method,
+  encodedExtrinsic: call.toHex() as `0x${string}`,
+});
+
+/**
+ * Queues a transaction job: user-signed `calls` the provider submits with Capacity, or a transaction the user
+ * signed themselves. Answers with the request's id and state.
+ */
+export async function queueTransaction(
+  intake: Intake,
+  providerId: string,
+  request: TransactionRequest,
+  work: { calls: Call[] } | { userSigned: UserSignedTransaction },
+) {
+  const { type, accountId } = request;
+  const calls = 'calls' in work ? work.calls.map(encoded) : undefined;
   const accepted = await intake.accept<TransactionJob>({
     kind: type,
     identity: request.identity,
@@ -85,12 +114,20 @@ export async function queueUserCall(intake: Intake, providerId: string, request:
       referenceId,
       providerId,
       accountId,
-      calls: [{ pallet: call.section, extrinsicName: call.method, encodedExtrinsic: call.toHex() as `0x${string}` }],
+      ...(calls ? { calls } : { userSigned: (work as { userSigned: UserSignedTransaction }).userSigned }),
     }),
     msaId: request.msaId.toString(),
-    details: { accountId: encodeAddress(accountId, request.ss58Prefix) },
+    details: {
+      accountId: encodeAddress(accountId, request.ss58Prefix),
+      ...(calls ? { calls: calls.map((call) => ({ section: call.pallet, method: call.extrinsicName })) } : {}),
+    },
   });
-  return { status: 200, body: { referenceId: accepted.referenceId, state: accepted.state } };
+  return { referenceId: accepted.referenceId, state: accepted.state };
+}
+
+/** Queues one user-signed call for the provider to submit with Capacity; the answer of a write route. */
+export async function queueUserCall(intake: Intake, providerId: string, request: TransactionRequest & { call: Call }) {
+  return { status: 200, body: await queueTransaction(intake, providerId, request, { calls: [request.call] }) };
 }
 
 /** The problem with an expiration the chain has already passed, if it has. */

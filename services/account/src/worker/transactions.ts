@@ -2,6 +2,10 @@ import {
   accountCalls,
   describeChainError,
   SubmissionError,
+  UserTransactionError,
+  UserTransactions,
+  type BeforeSubmit,
+  type SignedTransaction,
   type CapacityMonitor,
   type CapacitySubmitter,
   type ChainEvent,
@@ -14,7 +18,7 @@ import type { ApiPromise } from '@polkadot/api';
 import { hexToString, isHex } from '@polkadot/util';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import type { TransactionJob } from '../jobs.js';
+import type { EncodedCall, TransactionJob, UserSignedTransaction } from '../jobs.js';
 import type { AccountNotification } from '../notifications.js';
 
 /** Capacity is short (the service limit, or none left): the job waits, it has not failed. */
@@ -56,12 +60,39 @@ const eventsOf = (events: ChainEvent[], section: string, method: string) =>
     .filter((event) => event.section === section && event.method === method)
     .map((event) => event.data as unknown[]);
 
+const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
+
+/** What the webhook and the request record report of a successful transaction, from its events. */
+function readOutcome(events: ChainEvent[]) {
+  const first = (section: string, method: string) => eventsOf(events, section, method)[0];
+  const created = first('msa', 'MsaCreated');
+  const granted = first('msa', 'DelegationGranted');
+  const claimed = first('handles', 'HandleClaimed');
+  const keyAdded = first('msa', 'PublicKeyAdded');
+  const retired = first('msa', 'MsaRetired');
+  const revoked = first('msa', 'DelegationRevoked');
+  const page = first('statefulStorage', 'ItemizedPageUpdated') ?? first('statefulStorage', 'PaginatedPageUpdated');
+  const withdrawn = first('capacity', 'CapacityWithdrawn');
+  return {
+    msaId: text(
+      created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? retired?.[0] ?? revoked?.[1] ?? page?.[0],
+    ),
+    handle: claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined,
+    newPublicKey: text(keyAdded?.[1]),
+    revokedProviderId: text(revoked?.[0]),
+    capacityWithdrawn: withdrawn
+      ? { msaId: String(withdrawn[0]), amount: BigInt(withdrawn[1] as string | number).toString() }
+      : undefined,
+  };
+}
+
 /**
- * Account transactions (sign-ups, handles...) from submission to outcome. A job's calls go in one capacity-paid
- * `payWithCapacity` or `payWithCapacityBatchAll`,
- * recorded with the tracker (and linked to its request) before it is submitted, so a worker that dies at any
- * point neither submits twice nor loses the outcome. The tracker's outcome finalizes or fails the request,
- * with the MSA id and handle read from the block's events, and notifies the application once.
+ * Account transactions (sign-ups, handles, keys, ICS, retirements, revocations) from submission to outcome. A
+ * job's user-signed calls go in one capacity-paid `payWithCapacity` or `payWithCapacityBatchAll`; a transaction
+ * the user signed themselves goes as they signed it. Either way it is recorded with the tracker (and linked to its
+ * request) before it is submitted, so a worker that dies at any point neither submits twice nor loses the
+ * outcome. The tracker's outcome finalizes or fails the request, with the MSA id and handle read from the
+ * block's events, and notifies the application once.
  */
 export class AccountTransactions {
   private readonly finished: Counter<'outcome'>;
@@ -82,7 +113,7 @@ export class AccountTransactions {
   /** The transactionPublish processor. */
   async process(job: Job<TransactionJob>): Promise<{ txHash: string; resumed?: boolean }> {
     const { referenceId } = job.data;
-    const { logger, redis, submitter, tracker, status } = this.options;
+    const { logger, redis, tracker, status } = this.options;
     logger.info({ jobId: job.id, referenceId, type: job.data.type }, 'processing transaction job');
     // A job run again after its transaction was recorded (a retry, or a worker that died) leaves it to the tracker.
     const linked = await redis.get(this.linkKey(referenceId));
@@ -90,24 +121,17 @@ export class AccountTransactions {
       logger.info({ jobId: job.id, referenceId, txHash: linked }, 'already submitted; the tracker follows it');
       return { txHash: linked, resumed: true };
     }
-    const capacity = this.options.capacity.current();
-    if (capacity && !capacity.available) throw new CapacityShortError(capacity.reason ?? 'unavailable');
-
-    const builder = accountCalls(this.options.api);
-    let calls;
-    try {
-      calls = job.data.calls.map((call) => builder.decode(call.encodedExtrinsic));
-    } catch (error) {
-      throw new RefusedError(`a call does not decode in this runtime: ${(error as Error).message}`);
-    }
     let recorded: string | undefined;
+    const beforeSubmit = async (signed: SignedTransaction) => {
+      recorded = signed.hash;
+      await tracker.record(signed, [referenceId], (multi) =>
+        multi.set(this.linkKey(referenceId), signed.hash, 'EX', this.options.linkTtlSeconds ?? 7 * 24 * 3600),
+      );
+    };
     try {
-      const transaction = await submitter.submit(calls, async (signed) => {
-        recorded = signed.hash;
-        await tracker.record(signed, [referenceId], (multi) =>
-          multi.set(this.linkKey(referenceId), signed.hash, 'EX', this.options.linkTtlSeconds ?? 7 * 24 * 3600),
-        );
-      });
+      const transaction = job.data.userSigned
+        ? await this.submitUserSigned(job.data, beforeSubmit)
+        : await this.submitWithCapacity(job.data.calls, beforeSubmit);
       await status.update(referenceId, 'submitted', { transaction: { hash: transaction.hash } });
       logger.info({ jobId: job.id, referenceId, txHash: transaction.hash }, 'transaction submitted');
       return { txHash: transaction.hash };
@@ -117,11 +141,43 @@ export class AccountTransactions {
       if (error instanceof SubmissionError && error.kind !== 'rpc' && recorded) {
         const hash = recorded;
         await tracker.forget(hash, (multi) => multi.del(this.linkKey(referenceId)));
+        // The user signed that very transaction (its nonce, its era): no second attempt can differ.
+        if (job.data.userSigned) throw new RefusedError(`the node refused the transaction: ${error.message}`);
         if (error.kind === 'cannotPayFees') throw new CapacityShortError(error.message);
         if (!error.retryable) throw new RefusedError(`the node refused the transaction: ${error.message}`);
       }
       throw error;
     }
+  }
+
+  /** The provider pays: the calls in one payWithCapacity(BatchAll), when capacity allows. */
+  private async submitWithCapacity(encoded: EncodedCall[], beforeSubmit: BeforeSubmit): Promise<SignedTransaction> {
+    const capacity = this.options.capacity.current();
+    if (capacity && !capacity.available) throw new CapacityShortError(capacity.reason ?? 'unavailable');
+    const builder = accountCalls(this.options.api);
+    let calls;
+    try {
+      calls = encoded.map((call) => builder.decode(call.encodedExtrinsic));
+    } catch (error) {
+      throw new RefusedError(`a call does not decode in this runtime: ${(error as Error).message}`);
+    }
+    return this.options.submitter.submit(calls, beforeSubmit);
+  }
+
+  /** The user signed it: checked again (the chain may have moved on since the api took it), then sent as signed. */
+  private async submitUserSigned(job: TransactionJob, beforeSubmit: BeforeSubmit): Promise<SignedTransaction> {
+    const signed = { ...(job.userSigned as UserSignedTransaction), accountId: job.accountId };
+    const transactions = new UserTransactions(this.options.api);
+    const call = transactions.callOf(signed.encodedExtrinsic);
+    if (!call) throw new RefusedError('the transaction is not one a user may send through the gateway');
+    let checked;
+    try {
+      checked = await transactions.check(signed, call);
+    } catch (error) {
+      if (error instanceof UserTransactionError) throw new RefusedError(error.message);
+      throw error;
+    }
+    return transactions.submit(signed, checked, beforeSubmit);
   }
 
   /** Ends a request that cannot be submitted: failed, with the reason, and notified. */
@@ -143,14 +199,7 @@ export class AccountTransactions {
       // Only the transaction the request last went in counts (a refused earlier attempt may expire later).
       if ((await redis.get(this.linkKey(referenceId))) !== outcome.txHash) continue;
       if (outcome.status === 'succeeded') {
-        const created = eventsOf(outcome.events, 'msa', 'MsaCreated')[0];
-        const granted = eventsOf(outcome.events, 'msa', 'DelegationGranted')[0];
-        const claimed = eventsOf(outcome.events, 'handles', 'HandleClaimed')[0];
-        const keyAdded = eventsOf(outcome.events, 'msa', 'PublicKeyAdded')[0];
-        const pageUpdated = eventsOf(outcome.events, 'statefulStorage', 'ItemizedPageUpdated')[0];
-        const msaId = String(created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? pageUpdated?.[0] ?? '');
-        const newPublicKey = keyAdded ? String(keyAdded[1]) : undefined;
-        const handle = claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined;
+        const { msaId, handle, newPublicKey, revokedProviderId, capacityWithdrawn } = readOutcome(outcome.events);
         const block = { number: outcome.blockNumber, hash: outcome.blockHash };
         await status.update(referenceId, 'finalized', {
           ...(msaId ? { msaId } : {}),
@@ -167,6 +216,9 @@ export class AccountTransactions {
           ...(msaId ? { msaId } : {}),
           ...(handle ? { handle } : {}),
           ...(newPublicKey ? { newPublicKey } : {}),
+          // A revocation names the provider whose delegation ended, as the reference's webhooks do.
+          ...(revokedProviderId ? { providerId: revokedProviderId } : {}),
+          ...(capacityWithdrawn ? { capacityWithdrawnEvent: capacityWithdrawn } : {}),
         });
       } else {
         const error: OutcomeError =
@@ -193,6 +245,7 @@ export class AccountTransactions {
   ): Promise<void> {
     const record = await this.options.status.get(referenceId);
     const accountId = typeof record?.accountId === 'string' ? record.accountId : undefined;
+    const calls = record?.kind === 'CAPACITY_BATCH' && Array.isArray(record.calls) ? record.calls : undefined;
     await this.options.notifier.notify([
       {
         transactionType: (typeof record?.kind === 'string'
@@ -202,6 +255,7 @@ export class AccountTransactions {
         referenceId,
         status,
         ...(accountId ? { accountId } : {}),
+        ...(calls && status === 'SUCCESS' ? { calls } : {}),
         ...details,
       } satisfies AccountNotification,
     ]);

@@ -5,6 +5,7 @@ import {
   createClaimHandlePayload,
   createItemizedAddAction,
   createItemizedSignaturePayloadV2,
+  createPaginatedUpsertSignaturePayloadV2,
   createRandomKey,
   createSiwfLoginRequestPayload,
   getKeyringPairFromSecp256k1PrivateKey,
@@ -258,6 +259,33 @@ export class SiwfUser {
       () => createItemizedSignaturePayloadV2(schemaId, targetHash, expiration, items.map(createItemizedAddAction)),
     );
     return signature.encodedValue;
+  }
+
+  /** The user's proof of a PaginatedUpsertSignaturePayloadV2 (a whole page), as POST /v1/ics/.../publishAll takes it. */
+  async upsertPageProof(
+    api: ApiPromise,
+    page: { schemaId: number; pageId: number; targetHash: number; expiration: number; payload: `0x${string}` },
+  ): Promise<string> {
+    const signature = await this.signChainPayload(
+      () => new SignedPayloads(api).paginatedUpsertV2(page),
+      () =>
+        createPaginatedUpsertSignaturePayloadV2(
+          page.schemaId,
+          page.pageId,
+          page.targetHash,
+          page.expiration,
+          page.payload,
+        ),
+    );
+    return signature.encodedValue;
+  }
+
+  /**
+   * The user's signature of a transaction payload (what a wallet's signRaw returns), typed: 01 + sr25519, or
+   * 02 + the ECDSA signature of the payload's keccak-256 for an Ethereum key.
+   */
+  signTransactionPayload(payloadToSign: `0x${string}`): `0x${string}` {
+    return u8aToHex(this.pair.sign(hexToU8a(payloadToSign), { withType: true }));
   }
 
   /** sr25519: over the `<Bytes>`-wrapped SCALE bytes of the chain's codec; Ethereum: EIP-712 typed data. */

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
@@ -180,4 +181,25 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       await Promise.all([devchain.stop(), redis.stop(), receiver.stop()]);
     },
   };
+}
+
+/**
+ * The stack of a test file: started before its tests (after WASM crypto is ready) and stopped after them. The
+ * returned object stands for the started stack.
+ */
+export function useAccountStack(options: StackOptions = {}): AccountStack {
+  let started: AccountStack | undefined;
+  beforeAll(async () => {
+    await cryptoWaitReady();
+    started = await startAccountStack(options);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as AccountStack, {
+    get: (_target, key) => {
+      if (!started) throw new Error('the account stack is used before it started (use it inside tests and hooks)');
+      return started[key as keyof AccountStack];
+    },
+  });
 }
