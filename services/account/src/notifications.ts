@@ -1,4 +1,4 @@
-import type { WebhookSpec } from '@frequency-gateway/platform';
+import { deliveredWebhookSpec } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
 import { TRANSACTION_TYPES } from './jobs.js';
 
@@ -40,15 +40,10 @@ export const transactionNotificationSchema = z
 export type AccountNotification = z.infer<typeof transactionNotificationSchema>;
 
 /** The webhook as the OpenAPI document publishes it. */
-export const transactionNotifyWebhook: WebhookSpec = {
+export const transactionNotifyWebhook = deliveredWebhookSpec({
   name: 'transaction-notify',
   operationId: 'transactionNotify',
   summary: 'POST {WEBHOOK_BASE_URL}/webhooks/transaction-notify: how a request ended',
-  description:
-    'Sent once per request and final status by the worker, from a durable queue: retried with exponential backoff until a 2xx, then kept as a dead letter (visible at /queues and in webhook_deliveries_total). With WEBHOOK_SECRET set, each delivery is signed: `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`.',
+  sentWhen: 'Sent once per request and final status by the worker',
   body: transactionNotificationSchema,
-  responses: {
-    200: { description: 'Received (any 2xx)' },
-    410: { description: 'Any other status is retried' },
-  },
-};
+});

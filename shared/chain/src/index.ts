@@ -20,6 +20,7 @@ export {
   type Schema,
   type Handle,
   type CapacityInfo,
+  type ChainMessage,
 } from './queries.js';
 export {
   signatureParts,

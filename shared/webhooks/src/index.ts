@@ -6,3 +6,4 @@ export { parseRetryAfter, retryDelay } from './retryDelay.js';
 export { signWebhook, verifyWebhook, webhookHeaders } from './signature.js';
 export * from './webhookDelivery.js';
 export * from './transactions.js';
+export { deliveredWebhookSpec } from './spec.js';

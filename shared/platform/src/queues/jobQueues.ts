@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import { openRedis } from '../redis/index.js';
 
-export { DelayedError } from 'bullmq';
+export { DelayedError, UnrecoverableError } from 'bullmq';
 export type { Job, JobsOptions } from 'bullmq';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
