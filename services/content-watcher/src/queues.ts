@@ -1,9 +1,9 @@
 /** Queues of the content watcher service. */
 export const CONTENT_WATCHER_QUEUES = {
-  /** Search and crawl requests over a block range. */
+  /** Searches: a block range crawled for messages. */
   request: 'watcherRequestQueue',
-  /** DSNP batch files to fetch from IPFS and parse. */
+  /** Messages found (DSNP batch files in IPFS, on-chain payloads) whose announcements are to be delivered. */
   contentIpfs: 'watcherContentIpfsQueue',
-  /** Announcements to deliver to webhooks. */
+  /** Announcements on their way to webhooks (durable, signed, retried). */
   delivery: 'watcherDeliveryQueue',
 } as const;

@@ -1,6 +1,10 @@
 import { apiVariables, commonVariables, type ComponentDefinition } from '@frequency-gateway/platform';
+import { announcementWebhook } from '../announcements.js';
 import { CONTENT_WATCHER_QUEUES } from '../queues.js';
+import { WebhookRegistry } from '../registrations.js';
+import { ScannerControl } from '../scannerControl.js';
 import { version } from '../version.js';
+import { scannerRoutes, searchRoutes, webhookRoutes } from './routes.js';
 
 export const contentWatcherApiConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-watcher' }),
@@ -10,12 +14,22 @@ export const contentWatcherApiConfig = {
 export const contentWatcherApi: ComponentDefinition<typeof contentWatcherApiConfig> = {
   name: 'content-watcher-api',
   title: 'Content Watcher Service',
-  description: 'Webhook registration, chain scanning control and content search',
+  description:
+    'Webhook registration, scanner control and content search. The worker scans finalized blocks for DSNP announcements and POSTs each one, once, to every URL registered for its type (see webhooks).',
   version,
   config: contentWatcherApiConfig,
   portVariable: 'API_PORT',
-  setup: ({ queues }) => {
+  setup: ({ config, queues, redis }) => {
     for (const name of Object.values(CONTENT_WATCHER_QUEUES)) queues.queue(name);
-    return { queueBoard: true };
+    const prefix = config.CACHE_KEY_PREFIX;
+    return {
+      routes: [
+        ...webhookRoutes(new WebhookRegistry(redis, prefix)),
+        ...scannerRoutes(new ScannerControl(redis, prefix)),
+        ...searchRoutes(queues),
+      ],
+      webhooks: [announcementWebhook],
+      queueBoard: true,
+    };
   },
 };

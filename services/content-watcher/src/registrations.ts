@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+
+/**
+ * What a webhook can be registered for: the DSNP announcement types by name, and `onChain`, the on-chain
+ * messages of watched intents (set with the scanner options).
+ */
+export const ANNOUNCEMENT_TYPE_NAMES = [
+  'tombstone',
+  'broadcast',
+  'reply',
+  'reaction',
+  'profile',
+  'update',
+  'onChain',
+] as const;
+export type AnnouncementTypeName = (typeof ANNOUNCEMENT_TYPE_NAMES)[number];
+
+export const webhookUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(2048)
+  .meta({ description: 'Where announcements are POSTed', example: 'https://app.example.com/announcements' });
+
+export const webhookRegistration = z
+  .object({
+    url: webhookUrl,
+    announcementTypes: z
+      .array(z.enum(ANNOUNCEMENT_TYPE_NAMES))
+      .min(1)
+      .meta({ description: 'The announcement types to receive' }),
+  })
+  .meta({ id: 'WebhookRegistrationDto' });
+
+export type WebhookRegistration = z.infer<typeof webhookRegistration>;
+
+/**
+ * The registered webhooks: one Redis set of URLs per announcement type, so registrations from any number of api
+ * replicas at once all land (no read-modify-write of a shared document).
+ */
+export class WebhookRegistry {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(type: AnnouncementTypeName): string {
+    return `${this.prefix}:webhooks:${type}`;
+  }
+
+  /** Adds the URL to each type (a URL already there stays once). */
+  async register(registration: WebhookRegistration): Promise<void> {
+    const multi = this.redis.multi();
+    for (const type of new Set(registration.announcementTypes)) multi.sadd(this.key(type), registration.url);
+    await multi.exec();
+  }
+
+  /** Every registered URL with the types it receives, URLs in order. */
+  async list(): Promise<WebhookRegistration[]> {
+    const byUrl = new Map<string, AnnouncementTypeName[]>();
+    const sets = await Promise.all(ANNOUNCEMENT_TYPE_NAMES.map((type) => this.redis.smembers(this.key(type))));
+    ANNOUNCEMENT_TYPE_NAMES.forEach((type, position) => {
+      for (const url of sets[position] ?? []) byUrl.set(url, [...(byUrl.get(url) ?? []), type]);
+    });
+    return [...byUrl.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([url, announcementTypes]) => ({ url, announcementTypes }));
+  }
+
+  /** Removes one URL from every type, or every registration when no URL is given; how many URLs went. */
+  async clear(url?: string): Promise<number> {
+    const before = (await this.list()).length;
+    const multi = this.redis.multi();
+    for (const type of ANNOUNCEMENT_TYPE_NAMES) {
+      if (url === undefined) multi.del(this.key(type));
+      else multi.srem(this.key(type), url);
+    }
+    await multi.exec();
+    return before - (await this.list()).length;
+  }
+
+  /** The URLs registered for one type. */
+  async urlsFor(type: AnnouncementTypeName): Promise<string[]> {
+    return (await this.redis.smembers(this.key(type))).sort();
+  }
+
+  /** Whether any webhook is registered at all. */
+  async any(): Promise<boolean> {
+    const counts = await Promise.all(ANNOUNCEMENT_TYPE_NAMES.map((type) => this.redis.scard(this.key(type))));
+    return counts.some((count) => count > 0);
+  }
+}

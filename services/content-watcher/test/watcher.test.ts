@@ -1,0 +1,316 @@
+import { fileURLToPath } from 'node:url';
+import { ChainQueries } from '@frequency-gateway/chain';
+import {
+  spawnServer,
+  startWebhookReceiver,
+  waitUntil,
+  type ReceivedWebhook,
+  type ServerProcess,
+  type WebhookReceiver,
+} from '@frequency-gateway/devstack';
+import { dsnpHash } from '@frequency-gateway/storage';
+import { verifyWebhook } from '@frequency-gateway/webhooks';
+import { startPipeline, batchRows, type PipelineStack } from '../../content-publishing/test/support/pipeline.js';
+import { createOnChainIntent, FIRST_NEW_ID } from '../../content-publishing/test/support/chainSetup.js';
+import { call } from '../../content-publishing/test/support/stack.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const SECRET = 'watcher-webhook-secret-0123456789';
+const PUBLISHED = '2026-11-22T10:00:00.000Z';
+
+let pipeline: PipelineStack;
+let receiver: WebhookReceiver;
+let api: ServerProcess;
+const workers: ServerProcess[] = [];
+
+const watcherEnv = () => ({
+  REDIS_URL: pipeline.redis.url,
+  CACHE_KEY_PREFIX: 'watcher',
+  FREQUENCY_API_WS_URL: pipeline.devchain.url,
+  IPFS_ENDPOINT: pipeline.kubo.apiUrl,
+  IPFS_GATEWAY_URL: `${pipeline.kubo.gatewayUrl}/ipfs/[CID]`,
+  WEBHOOK_SECRET: SECRET,
+  STARTING_BLOCK: '1',
+  READINESS_INTERVAL_MS: '250',
+  WEBHOOK_RETRY_BASE_MS: '500',
+  WEBHOOK_RETRY_MAX_MS: '4000',
+  WEBHOOK_MAX_ATTEMPTS: '100',
+});
+
+async function startWorker(): Promise<ServerProcess> {
+  const worker = await spawnServer([MAIN, 'worker'], watcherEnv(), { portVariable: 'WORKER_API_PORT' });
+  workers.push(worker);
+  await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'watcher worker ready');
+  return worker;
+}
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  pipeline = await startPipeline({ workerEnv: { BATCH_MAX_COUNT: '100' } });
+  api = await spawnServer([MAIN, 'api'], watcherEnv());
+  await startWorker();
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => worker.stop()));
+  await api?.stop();
+  await pipeline?.stop();
+  await receiver?.stop();
+});
+
+const to = (path: string) => `${receiver.url}${path}`;
+const at = (path: string) => receiver.received.filter((delivery) => delivery.path === path);
+
+/** Publishes one announcement of each kind through the content publishing service; their finalized records. */
+async function publishAll(tag: string) {
+  const post = async (path: string, body: unknown, method = 'POST') => {
+    const answer = await call(pipeline.api.url, method, path, body);
+    expect(answer.status).toBe(202);
+    return answer.body.referenceId as string;
+  };
+  const note = (content: string) => ({ content, published: PUBLISHED });
+  // Each round answers another target: the same request twice would be the same request.
+  const targetHash = dsnpHash(new TextEncoder().encode(tag));
+  const target = `dsnp://2/${targetHash}`;
+  const ids = [
+    await post('/v1/content/2/broadcast', { content: note(`broadcast ${tag}`) }),
+    await post('/v1/content/3/reply', { inReplyTo: target, content: note(`reply ${tag}`) }),
+    await post('/v1/content/4/reaction', { emoji: '👍', apply: 1, inReplyTo: target }),
+    await post('/v2/content/2/tombstones', { targetAnnouncementType: 'reply', targetContentHash: targetHash }),
+  ];
+  const records = await pipeline.settled(ids, 90_000);
+  expect(records.map((record) => record.state)).toEqual(['finalized', 'finalized', 'finalized', 'finalized']);
+  return records;
+}
+
+/** The rows of the published batch files, as the webhooks should carry them, by announcement type. */
+async function expectedOf(records: Awaited<ReturnType<typeof publishAll>>) {
+  const queries = new ChainQueries(pipeline.chain.api);
+  const rows = [];
+  for (const record of records) {
+    const intent = await queries.intentByName(
+      { broadcast: 'dsnp.broadcast', reply: 'dsnp.reply', reaction: 'dsnp.reaction', tombstone: 'dsnp.tombstone' }[
+        record.kind
+      ]!,
+    );
+    for (const row of await batchRows(pipeline.kubo, record.batch!.cid))
+      rows.push({ blockNumber: record.block!.number, intentId: intent!.intentId, row });
+  }
+  return rows;
+}
+
+const finalized = async () => (await new ChainQueries(pipeline.chain.api).finalizedBlock()).number;
+
+/** Lets four more blocks be finalized (and scanned): time for anything that would arrive twice to arrive. */
+async function settle(): Promise<void> {
+  const then = await finalized();
+  await waitUntil(async () => (await finalized()) >= then + 4, 30_000, 'four more blocks');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+}
+
+/** What a delivery says, without where it came from: to compare deliveries of the same announcements. */
+const essence = (delivery: ReceivedWebhook) => {
+  const body = bodyOf(delivery);
+  return JSON.stringify([body.blockNumber, body.intentId, body.announcement]);
+};
+
+const bodyOf = (delivery: ReceivedWebhook) =>
+  delivery.body as { blockNumber: number; intentId: number; requestId?: string; announcement: Record<string, unknown> };
+
+test('the OpenAPI document has the reference paths and operationIds, and the announcement webhook', async () => {
+  const document = (await (await fetch(`${api.url}/docs/swagger.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+    webhooks: Record<string, unknown>;
+  };
+  const ours = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
+  );
+  expect(ours).toEqual(
+    expect.arrayContaining([
+      'POST /v1/scanner/reset ScanControllerV1_resetScanner_v1',
+      'GET /v1/scanner/options ScanControllerV1_getWatchOptions_v1',
+      'POST /v1/scanner/options ScanControllerV1_setWatchOptions_v1',
+      'POST /v1/scanner/pause ScanControllerV1_pauseScanner_v1',
+      'POST /v1/scanner/start ScanControllerV1_startScanner_v1',
+      'POST /v1/search SearchControllerV1_search_v1',
+      'POST /v1/webhooks WebhookControllerV1_registerWebhook_v1',
+      'DELETE /v1/webhooks WebhookControllerV1_clearAllWebHooks_v1',
+      'GET /v1/webhooks WebhookControllerV1_getRegisteredWebhooks_v1',
+      'GET /healthz HealthController_healthz',
+      'GET /livez HealthController_livez',
+      'GET /readyz HealthController_readyz',
+      'GET /metrics PrometheusController_index',
+    ]),
+  );
+  expect(Object.keys(document.webhooks)).toEqual(['announcement']);
+});
+
+test('registered webhooks get each announcement published through content publishing once, signed, with its fields', async () => {
+  const all = await call(api.url, 'POST', '/v1/webhooks', {
+    url: to('/all'),
+    announcementTypes: ['broadcast', 'reply', 'reaction', 'tombstone', 'update', 'profile'],
+  });
+  expect(all.status).toBe(201);
+  await call(api.url, 'POST', '/v1/webhooks', { url: to('/broadcasts'), announcementTypes: ['broadcast'] });
+  const listed = await call(api.url, 'GET', '/v1/webhooks');
+  expect(listed.body.registeredWebhooks).toEqual([
+    { url: to('/all'), announcementTypes: ['tombstone', 'broadcast', 'reply', 'reaction', 'profile', 'update'] },
+    { url: to('/broadcasts'), announcementTypes: ['broadcast'] },
+  ]);
+
+  const records = await publishAll('one');
+  const expected = await expectedOf(records);
+  expect(expected).toHaveLength(4);
+  await waitUntil(async () => at('/all').length >= 4 && at('/broadcasts').length >= 1, 60_000, 'the deliveries');
+  await settle();
+  expect(at('/all')).toHaveLength(4);
+  expect(at('/broadcasts')).toHaveLength(1);
+
+  for (const delivery of at('/all')) {
+    expect(verifyWebhook(SECRET, delivery.headers, delivery.raw)).toBe(true);
+    expect(delivery.body).not.toHaveProperty('requestId');
+  }
+  const got = at('/all')
+    .map(bodyOf)
+    .map((body) => ({ blockNumber: body.blockNumber, intentId: body.intentId, announcement: body.announcement }));
+  const want = expected.map(({ blockNumber, intentId, row }) => ({
+    blockNumber,
+    intentId,
+    announcement: Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [key, key === 'fromId' ? String(value) : value]),
+    ),
+  }));
+  expect(got.sort((a, b) => a.intentId - b.intentId)).toEqual(want.sort((a, b) => a.intentId - b.intentId));
+  expect(bodyOf(at('/broadcasts')[0]!).announcement).toMatchObject({ announcementType: 2, fromId: '2' });
+}, 180_000);
+
+test('a search over past blocks delivers the same announcements again, under its request id, to its own webhook', async () => {
+  const upper = await finalized();
+  const search = await call(api.url, 'POST', '/v1/search', {
+    clientReferenceId: 'past',
+    upperBoundBlock: upper,
+    blockCount: upper,
+    webhookUrl: to('/search'),
+  });
+  expect(search.status).toBe(200);
+  expect(search.body).toEqual({ status: 200, jobId: 'past' });
+  await waitUntil(async () => at('/search').length >= 4, 60_000, 'the search results');
+  await settle();
+  expect(at('/search').map(essence).sort()).toEqual(at('/all').map(essence).sort());
+  for (const delivery of at('/search'))
+    expect(bodyOf(delivery)).toMatchObject({ requestId: 'past', webhookUrl: to('/search') });
+
+  // Only one user's announcements: the reply (from MSA 3).
+  const filtered = await call(api.url, 'POST', '/v1/search', {
+    blockCount: upper,
+    upperBoundBlock: upper,
+    filters: { dsnpIds: ['3'] },
+    webhookUrl: to('/search-3'),
+  });
+  expect(filtered.status).toBe(200);
+  await waitUntil(async () => at('/search-3').length >= 1, 60_000, 'the filtered search');
+  await settle();
+  expect(at('/search-3').map((delivery) => bodyOf(delivery).announcement)).toEqual([
+    expect.objectContaining({ announcementType: 3, fromId: '3' }),
+  ]);
+  const refused = await call(api.url, 'POST', '/v1/search', { blockCount: 0, webhookUrl: 'ftp://x' });
+  expect(refused.status).toBe(400);
+  expect((refused.body.message as string[]).join('\n')).toMatch(/blockCount[\s\S]*webhookUrl/);
+}, 180_000);
+
+test('two worker replicas deliver each new announcement once', async () => {
+  await startWorker();
+  const before = at('/all').length;
+  await publishAll('two replicas');
+  await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the deliveries');
+  await settle();
+  expect(at('/all')).toHaveLength(before + 4);
+  expect(new Set(at('/all').map(essence)).size).toBe(before + 4);
+}, 180_000);
+
+test('workers killed and restarted resume where the scanner stopped: nothing missed, nothing twice; a reset repeats nothing', async () => {
+  const before = at('/all').length;
+  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
+  await publishAll('while down');
+  await startWorker();
+  await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the deliveries after the restart');
+  await settle();
+  expect(at('/all')).toHaveLength(before + 4);
+
+  // Scanning everything again finds every message again and delivers none of them twice.
+  const reset = await call(api.url, 'POST', '/v1/scanner/reset', { blockNumber: 1 });
+  expect(reset.status).toBe(201);
+  await settle();
+  await settle();
+  expect(at('/all')).toHaveLength(before + 4);
+  expect(new Set(at('/all').map(essence)).size).toBe(before + 4);
+}, 180_000);
+
+test('a receiver down for a minute gets everything late, once', async () => {
+  const before = at('/all').length;
+  await receiver.stop();
+  const records = await publishAll('receiver down');
+  const downUntil = Date.now() + 60_000;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, downUntil - Date.now())));
+  expect(records).toHaveLength(4);
+  await receiver.start();
+  await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the late deliveries');
+  await settle();
+  expect(at('/all')).toHaveLength(before + 4);
+  expect(new Set(at('/all').map(essence)).size).toBe(before + 4);
+}, 240_000);
+
+test('pause holds the scanner (whichever replica leads) until start; registrations are checked and removable', async () => {
+  const before = at('/all').length;
+  expect((await call(api.url, 'POST', '/v1/scanner/pause')).status).toBe(201);
+  await publishAll('paused');
+  await settle();
+  expect(at('/all')).toHaveLength(before);
+  expect((await call(api.url, 'POST', '/v1/scanner/start?immediate=true')).status).toBe(201);
+  await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the deliveries after start');
+  await settle();
+  expect(at('/all')).toHaveLength(before + 4);
+
+  const bad = await call(api.url, 'POST', '/v1/webhooks', { url: 'not a url', announcementTypes: ['shout'] });
+  expect(bad.status).toBe(400);
+  expect((bad.body.message as string[]).join('\n')).toMatch(/url[\s\S]*announcementTypes/);
+  const none = await call(api.url, 'POST', '/v1/webhooks', { url: to('/x'), announcementTypes: [] });
+  expect(none.status).toBe(400);
+  expect((await call(api.url, 'DELETE', `/v1/webhooks?url=${encodeURIComponent(to('/broadcasts'))}`)).status).toBe(200);
+  const listed = await call(api.url, 'GET', '/v1/webhooks');
+  expect((listed.body.registeredWebhooks as { url: string }[]).map((entry) => entry.url)).toEqual([to('/all')]);
+}, 180_000);
+
+test('on-chain messages of a watched intent reach the webhooks registered for onChain, read with their Avro model', async () => {
+  await createOnChainIntent(pipeline.chain.api, 'test.watcher');
+  const queries = new ChainQueries(pipeline.chain.api);
+  const dsnp = await Promise.all(
+    ['dsnp.broadcast', 'dsnp.reply', 'dsnp.reaction', 'dsnp.tombstone'].map(
+      async (name) => (await queries.intentByName(name))!.intentId,
+    ),
+  );
+  const options = await call(api.url, 'POST', '/v1/scanner/options', { intentIds: [...dsnp, FIRST_NEW_ID] });
+  expect(options.status).toBe(201);
+  expect((await call(api.url, 'GET', '/v1/scanner/options')).body).toEqual({ intentIds: [...dsnp, FIRST_NEW_ID] });
+  await call(api.url, 'POST', '/v1/webhooks', { url: to('/on-chain'), announcementTypes: ['onChain'] });
+
+  // {n: 42} in Avro: the zig-zag varint of 42.
+  const answer = await call(pipeline.api.url, 'POST', '/v3/content/on-chain', {
+    schemaId: FIRST_NEW_ID,
+    payload: '0x54',
+    published: PUBLISHED,
+  });
+  expect(answer.status).toBe(202);
+  const [record] = await pipeline.settled([answer.body.referenceId as string], 90_000);
+  expect(record!.state).toBe('finalized');
+  await waitUntil(async () => at('/on-chain').length >= 1, 60_000, 'the on-chain delivery');
+  await settle();
+  expect(at('/on-chain').map((delivery) => delivery.body)).toEqual([
+    {
+      blockNumber: record!.block!.number,
+      schemaId: FIRST_NEW_ID,
+      intentId: FIRST_NEW_ID,
+      message: { msaId: '1', providerId: '1', payload: '0x54', decoded: { n: 42 } },
+    },
+  ]);
+}, 180_000);
