@@ -66,16 +66,14 @@ export class WebhookRegistry {
       .map(([url, announcementTypes]) => ({ url, announcementTypes }));
   }
 
-  /** Removes one URL from every type, or every registration when no URL is given; how many URLs went. */
-  async clear(url?: string): Promise<number> {
-    const before = (await this.list()).length;
+  /** Removes one URL from every type, or every registration when no URL is given. */
+  async clear(url?: string): Promise<void> {
     const multi = this.redis.multi();
     for (const type of ANNOUNCEMENT_TYPE_NAMES) {
       if (url === undefined) multi.del(this.key(type));
       else multi.srem(this.key(type), url);
     }
     await multi.exec();
-    return before - (await this.list()).length;
   }
 
   /** The URLs registered for one type. */

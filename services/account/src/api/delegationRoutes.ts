@@ -2,7 +2,7 @@ import { ChainQueries, fromChain, msaIdText, type Delegation } from '@frequency-
 import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
-import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { writeRoute, type WriteRouteOptions } from './writes.js';
 import { transactionResponse } from './writes.js';
 import {
   prepareUserTransaction,
@@ -163,9 +163,8 @@ function revocationRoutes(
         return { status: 200, body: { ...prepared, providerId: params.providerId.toString() } };
       },
     }),
-    defineRoute({
+    writeRoute(options, {
       method: 'post',
-      middleware: [readOnlyGuard(options)],
       path: '/v3/delegations/revokeDelegation',
       operationId: 'DelegationsControllerV3_postRevokeDelegation_v3',
       summary: 'Revoke a delegation with the transaction the user signed',
@@ -178,7 +177,6 @@ function revocationRoutes(
       responses: {
         201: { description: 'Queued', schema: transactionResponse },
         400: { description: 'A bad transaction or signature, or no delegation to revoke' },
-        403: { description: 'The gateway is read-only (no provider key)' },
       },
       handler: async ({ body }) =>
         queueUserTransaction(options, {

@@ -15,7 +15,7 @@ import {
   passedExpiration,
   proofSchema,
   queueUserCall,
-  readOnlyGuard,
+  writeRoute,
   transactionResponse,
   verifiedProof,
   type WriteRouteOptions,
@@ -47,9 +47,8 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
   const connection = () => fromChain(() => chain.ready(chainWaitMs));
 
   const write = (type: Extract<TransactionType, 'CREATE_HANDLE' | 'CHANGE_HANDLE'>) =>
-    defineRoute({
+    writeRoute(options, {
       method: 'post',
-      middleware: [readOnlyGuard(options)],
       path: type === 'CREATE_HANDLE' ? '/v1/handles' : '/v1/handles/change',
       operationId:
         type === 'CREATE_HANDLE' ? 'HandlesControllerV1_createHandle_v1' : 'HandlesControllerV1_changeHandle_v1',
@@ -61,7 +60,6 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
       responses: {
         200: { description: 'Queued', schema: transactionResponse },
         400: { description: 'An invalid handle, signature or expiration, or a key without an MSA' },
-        403: { description: 'The gateway has no provider key (read-only)' },
         503: { description: 'The chain or Redis is not reachable' },
       },
       handler: async ({ body }) => {

@@ -6,11 +6,11 @@ import {
   fromChain,
   SignedPayloads,
 } from '@frequency-gateway/chain';
-import { badRequest, defineRoute, type Route } from '@frequency-gateway/platform';
+import { badRequest, type Route } from '@frequency-gateway/platform';
 import type { Call } from '@polkadot/types/interfaces';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
-import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { writeRoute, type WriteRouteOptions } from './writes.js';
 import { blockNumber, hexBytes, itemActionsCall, itemActionsRequest } from './keyAgreementRoutes.js';
 import { passedExpiration, proofSchema, queueTransaction, verifiedProof } from './writes.js';
 
@@ -50,9 +50,8 @@ const ITEMIZED_PARTS = ['addIcsPublicKeyPayload', 'addContextGroupPRIDEntryPaylo
 export function icsRoutes(options: WriteRouteOptions): Route[] {
   const { chain, intake, providerId, chainWaitMs } = options;
   return [
-    defineRoute({
+    writeRoute(options, {
       method: 'post',
-      middleware: [readOnlyGuard(options)],
       path: '/v1/ics/{accountId}/publishAll',
       operationId: 'IcsControllerV1_publishAll_v1',
       summary: "Publish a user's ICS records (public key, context group PRID entry, context group metadata)",
@@ -70,7 +69,6 @@ export function icsRoutes(options: WriteRouteOptions): Route[] {
         400: {
           description: 'An account without an MSA, a part signed by another account, a bad signature or expiration',
         },
-        403: { description: 'The gateway has no provider key (read-only)' },
       },
       handler: async ({ params, body }) => {
         const { api, heads } = await fromChain(() => chain.ready(chainWaitMs));

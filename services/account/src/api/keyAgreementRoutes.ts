@@ -12,7 +12,7 @@ import { badRequest, conflict, defineRoute, type Route } from '@frequency-gatewa
 import type { ApiPromise } from '@polkadot/api';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
-import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { writeRoute, type WriteRouteOptions } from './writes.js';
 import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './writes.js';
 
 /** The intent whose itemized page holds a user's key-agreement (graph) public keys. */
@@ -122,9 +122,8 @@ export function keyAgreementRoutes(options: WriteRouteOptions & { directory: Sch
         return { status: 200, body: { payload, encodedPayload: SignedPayloads.signingBytes(encoded).encoded } };
       },
     }),
-    defineRoute({
+    writeRoute(options, {
       method: 'post',
-      middleware: [readOnlyGuard(options)],
       path: '/v1/keys/publicKeyAgreements',
       operationId: 'KeysControllerV1_addNewPublicKeyAgreements_v1',
       summary: "Apply item actions (add or delete key-agreement keys) to a user's itemized page",
@@ -135,7 +134,6 @@ export function keyAgreementRoutes(options: WriteRouteOptions & { directory: Sch
       responses: {
         200: { description: 'Queued', schema: transactionResponse },
         400: { description: 'A bad signature, a key without an MSA, or a passed expiration' },
-        403: { description: 'The gateway has no provider key (read-only)' },
       },
       handler: async ({ body }) => {
         const { api, heads } = await connection();

@@ -12,7 +12,7 @@ import { u8aToHex } from '@polkadot/util';
 import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
-import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { writeRoute, type WriteRouteOptions } from './writes.js';
 import { passedExpiration, proofSchema, queueUserCall, transactionResponse, verifiedProof } from './writes.js';
 
 const addKeyPayload = z
@@ -41,9 +41,8 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
   const { chain, intake, providerId, chainWaitMs } = options;
   const connection = () => fromChain(() => chain.ready(chainWaitMs));
   return [
-    defineRoute({
+    writeRoute(options, {
       method: 'post',
-      middleware: [readOnlyGuard(options)],
       path: '/v1/keys/add',
       operationId: 'KeysControllerV1_addKey_v1',
       summary: "Add a key to a user's MSA",
@@ -54,7 +53,6 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
       responses: {
         200: { description: 'Queued', schema: transactionResponse },
         400: { description: 'A bad signature, an MSA the owner key does not control, or a passed expiration' },
-        403: { description: 'The gateway has no provider key (read-only)' },
       },
       handler: async ({ body }) => {
         const { api, heads } = await connection();

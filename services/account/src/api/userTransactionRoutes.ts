@@ -10,7 +10,7 @@ import type { ApiPromise } from '@polkadot/api';
 import { z } from 'zod';
 import type { TransactionType } from '../jobs.js';
 import { accountIdParam } from './accountRoutes.js';
-import { readOnlyGuard, type WriteRouteOptions } from './writes.js';
+import { writeRoute, type WriteRouteOptions } from './writes.js';
 import { proofSchema, queueTransaction, transactionResponse } from './writes.js';
 
 const hex = (description: string) =>
@@ -127,9 +127,8 @@ export function retirementRoutes(options: WriteRouteOptions): Route[] {
         return { status: 200, body: await prepareUserTransaction(api, params.accountId, retire) };
       },
     }),
-    defineRoute({
+    writeRoute(options, {
       method: 'post',
-      middleware: [readOnlyGuard(options)],
       path: '/v1/accounts/retireMsa',
       operationId: 'AccountsControllerV1_postRetireMsa_v1',
       summary: 'Retire an MSA with the transaction the user signed',
@@ -140,7 +139,6 @@ export function retirementRoutes(options: WriteRouteOptions): Route[] {
       responses: {
         201: { description: 'Queued', schema: transactionResponse },
         400: { description: 'A bad transaction or signature, or an account without an MSA' },
-        403: { description: 'The gateway is read-only (no provider key)' },
       },
       handler: async ({ body }) =>
         queueUserTransaction(options, {

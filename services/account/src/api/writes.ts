@@ -1,6 +1,13 @@
 import { signatureReadings, SignedPayloads, type Eip712Payload, type UserSignature } from '@frequency-gateway/chain';
 import type { OpeningChain } from '@frequency-gateway/chain';
-import { badRequest, forbidden, type Intake } from '@frequency-gateway/platform';
+import {
+  badRequest,
+  defineRoute,
+  forbidden,
+  type Intake,
+  type Route,
+  type RouteSpec,
+} from '@frequency-gateway/platform';
 import type { RequestHandler } from 'express';
 import type { Call } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types/types';
@@ -16,21 +23,20 @@ import {
 } from '../jobs.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
 
+type ObjectSchema = z.ZodType<Record<string, unknown>>;
+
 /** What the write routes share: the chain, the intake and whether the gateway may write at all. */
 export interface WriteRouteOptions {
   chain: OpeningChain;
   intake: Intake;
   providerId: string;
-  /** No provider key: every write route answers 403 (see readOnlyGuard). */
+  /** No provider key: every write route answers 403 (see writeRoute). */
   readOnly: boolean;
   chainWaitMs: number;
 }
 
-/**
- * Refuses every request with 403, before its input is even read, when the gateway has no provider key: the
- * write routes' middleware.
- */
-export const readOnlyGuard =
+/** Refuses every request with 403, before its input is even read, when the gateway has no provider key. */
+const readOnlyGuard =
   (options: { readOnly: boolean }): RequestHandler =>
   (_req, _res, next) =>
     next(
@@ -38,6 +44,19 @@ export const readOnlyGuard =
         ? forbidden('This gateway has no provider key (PROVIDER_ACCOUNT_SEED_PHRASE) and takes no writes: read-only')
         : undefined,
     );
+
+/** A write route: refused (and documented) with 403 while the gateway is read-only. */
+export function writeRoute<
+  P extends ObjectSchema | undefined = undefined,
+  Q extends ObjectSchema | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(options: { readOnly: boolean }, spec: RouteSpec<P, Q, B>): Route {
+  return defineRoute<P, Q, B>({
+    ...spec,
+    middleware: [readOnlyGuard(options), ...(spec.middleware ?? [])],
+    responses: { ...spec.responses, 403: { description: 'The gateway has no provider key (read-only)' } },
+  });
+}
 
 /** A user's signature as the routes take it: 0x hex of 64 to 66 bytes. */
 export const proofSchema = z
