@@ -6,6 +6,7 @@ export * from './health/index.js';
 export * from './queues/index.js';
 export * from './lifecycle/index.js';
 export * from './leader/index.js';
+export * from './kubernetes/index.js';
 export * from './redis/index.js';
 export * from './component/index.js';
 export * from './requests/index.js';

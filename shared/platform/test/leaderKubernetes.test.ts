@@ -1,11 +1,11 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { createLogger, KubernetesLeaseLock, leaseObjectName, runAsLeader } from '../src/index.js';
-import { LeaseApiStandIn } from './support/leaseApiStandIn.js';
+import { KubernetesApiStandIn } from './support/kubernetesApiStandIn.js';
 import { eventually } from './support/processes.js';
 
 describe('Kubernetes Lease lock (against a stand-in of the Lease API)', () => {
-  const api = new LeaseApiStandIn();
-  let kubeConfig: Awaited<ReturnType<LeaseApiStandIn['start']>>;
+  const api = new KubernetesApiStandIn();
+  let kubeConfig: Awaited<ReturnType<KubernetesApiStandIn['start']>>;
   beforeAll(async () => (kubeConfig = await api.start()));
   afterAll(async () => api.stop());
 

@@ -1,20 +1,5 @@
-import { PassThrough } from 'node:stream';
 import { createLogger } from '../src/index.js';
-
-function capture() {
-  const stream = new PassThrough();
-  const lines: Record<string, unknown>[] = [];
-  stream.on('data', (chunk: Buffer) =>
-    lines.push(
-      ...chunk
-        .toString()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-    ),
-  );
-  return { stream, lines };
-}
+import { captureLogLines as capture } from './support/logLines.js';
 
 describe('logging', () => {
   it('writes JSON with the component, level label and child bindings', () => {

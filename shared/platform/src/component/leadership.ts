@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
+import type { InCluster } from '../kubernetes/index.js';
 import {
   KubernetesLeaseLock,
   leaseObjectName,
@@ -21,19 +21,26 @@ export interface Leaders {
   stopAll(): Promise<void>;
 }
 
-function lockFor(name: string, config: CommonConfig, redis: Redis): LeaseLock {
+function lockFor(name: string, config: CommonConfig, redis: Redis, cluster: InCluster | undefined): LeaseLock {
   // Inside a cluster, with the pod's identity from the downward API, use a Kubernetes Lease.
-  if (config.POD_NAME && config.POD_NAMESPACE && process.env.KUBERNETES_SERVICE_HOST) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromCluster();
+  if (cluster) {
     const object = leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`);
-    return new KubernetesLeaseLock(kubeConfig, config.POD_NAMESPACE, object);
+    return new KubernetesLeaseLock(cluster.kubeConfig, cluster.pod.namespace, object);
   }
   return new RedisLeaseLock(redis, config.CACHE_KEY_PREFIX, name);
 }
 
-/** Leader election for a component: the lock that fits where it runs, its timing from the configuration, a gauge. */
-export function createLeaders(config: CommonConfig, redis: Redis, logger: Logger, metrics: Registry): Leaders {
+/**
+ * Leader election for a component: the lock that fits where it runs (a Kubernetes Lease when `cluster` says it
+ * runs in one, Redis otherwise), its timing from the configuration, a gauge.
+ */
+export function createLeaders(
+  config: CommonConfig,
+  redis: Redis,
+  logger: Logger,
+  metrics: Registry,
+  cluster: InCluster | undefined,
+): Leaders {
   const gauge = new Gauge({
     name: 'leader_is_leader',
     help: '1 while this replica holds the lease of a once-per-deployment loop',
@@ -52,7 +59,7 @@ export function createLeaders(config: CommonConfig, redis: Redis, logger: Logger
       gauge.set({ lease: name }, 0);
       const onLeadershipChange = (leading: boolean) => gauge.set({ lease: name }, leading ? 1 : 0);
       const leadership = runAsLeader(
-        { name, identity, lock: lockFor(name, config, redis), logger, timing, onLeadershipChange },
+        { name, identity, lock: lockFor(name, config, redis, cluster), logger, timing, onLeadershipChange },
         loop,
       );
       all.push(leadership);

@@ -1,14 +1,16 @@
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
 import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
 import { createHttpApp, listen, type Mount, type Route, type RunningServer, type WebhookSpec } from '../http/index.js';
+import { inCluster, KubernetesPodEvents, recordReadinessEvents } from '../kubernetes/index.js';
 import type { LeaderLoop, Leadership } from '../leader/index.js';
 import { Shutdown } from '../lifecycle/index.js';
-import { createLogger, type Logger } from '../logging/index.js';
+import { createLogger, secretScrubber, type Logger } from '../logging/index.js';
 import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
 import { JobQueues, queueBoard } from '../queues/index.js';
-import { openRedis, redisCheck, redisTarget } from '../redis/index.js';
+import { openRedis, redisCheck, redisTarget, withRedisPassword } from '../redis/index.js';
 import { createLeaders } from './leadership.js';
 import type { CommonConfig } from './variables.js';
 
@@ -55,6 +57,11 @@ export interface StartOptions {
   port?: number;
   /** Where log lines go; stdout by default. */
   logDestination?: NodeJS.WritableStream;
+  /**
+   * How the component reaches the Kubernetes API server when it runs in a cluster (see inCluster): the pod's
+   * service account by default; tests point it at a stand-in.
+   */
+  kubeConfig?: () => KubeConfig;
 }
 
 export interface StartedComponent<C> {
@@ -65,7 +72,12 @@ export interface StartedComponent<C> {
   stop(): Promise<number>;
 }
 
-type ApiSettings = { QUEUES_UI?: boolean; QUEUES_BASIC_AUTH?: string; HTTP_JSON_LIMIT?: string };
+type ApiSettings = {
+  QUEUES_UI?: boolean;
+  QUEUES_BASIC_AUTH?: string;
+  HTTP_JSON_LIMIT?: string;
+  HTTP_BASE_PATH?: string;
+};
 
 /** The component's HTTP surface: health, metrics, its own routes, and (api components) the queue board. */
 function componentHttpApp<C>(
@@ -95,7 +107,18 @@ function componentHttpApp<C>(
     mounts,
     ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
     ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
+    ...(api.HTTP_BASE_PATH ? { basePath: api.HTTP_BASE_PATH } : {}),
   }).app;
+}
+
+/**
+ * REDIS_PASSWORD replaces the password of REDIS_URL. The result is written back into the parsed configuration
+ * once, here, so that every consumer of REDIS_URL (the queues, the services' own connections) connects with
+ * it, and before the secrets are collected, so that the logger scrubs the password inside the URL as well.
+ */
+function applyRedisPassword(common: CommonConfig): void {
+  if (common.REDIS_PASSWORD !== undefined)
+    common.REDIS_URL = withRedisPassword(common.REDIS_URL, common.REDIS_PASSWORD);
 }
 
 /**
@@ -112,13 +135,16 @@ export async function startComponent<S extends ConfigSpec>(
     ? loadConfigOrExit(definition.config, env, definition.name)
     : parseConfig(definition.config, env);
   const common = config as unknown as CommonConfig;
+  applyRedisPassword(common);
+  const secrets = secretValues(definition.config, config);
   const logger = createLogger({
     component: definition.name,
     level: common.LOG_LEVEL,
     pretty: common.LOG_PRETTY,
-    secrets: secretValues(definition.config, config),
+    secrets,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
+  const cluster = inCluster(common, env, options.kubeConfig);
   const startedAt = new Date();
   const metrics = createMetricsRegistry(definition.name);
   const shutdown = new Shutdown({ logger, graceMs: common.SHUTDOWN_GRACE_MS });
@@ -131,9 +157,14 @@ export async function startComponent<S extends ConfigSpec>(
     intervalMs: common.READINESS_INTERVAL_MS,
     timeoutMs: common.READINESS_TIMEOUT_MS,
   });
+  // In a cluster, `kubectl describe pod` tells why the pod is not ready: each transition becomes an event on it.
+  const podEvents = cluster
+    ? new KubernetesPodEvents({ ...cluster, component: definition.name, logger, scrub: secretScrubber(secrets) })
+    : undefined;
+  if (podEvents) recordReadinessEvents(readiness, podEvents);
   readiness.add(redisCheck(failFastRedis, redisTarget(common.REDIS_URL)));
   const queues = new JobQueues({ redisUrl: common.REDIS_URL, keyPrefix: common.CACHE_KEY_PREFIX, logger, metrics });
-  const leaders = createLeaders(common, failFastRedis, logger, metrics);
+  const leaders = createLeaders(common, failFastRedis, logger, metrics, cluster);
   const lead = leaders.lead;
 
   const runtime: ComponentRuntime<ConfigOf<S>> = { config, logger, redis, queues, readiness, metrics, shutdown, lead };
@@ -158,6 +189,7 @@ export async function startComponent<S extends ConfigSpec>(
     .step('stop leader loops', () => leaders.stopAll())
     .step('stop component', () => parts.stop?.())
     .step('drain workers and close queues', (remainingMs) => queues.close(Math.max(0, remainingMs - 1000)))
+    .step('deliver pod events', () => podEvents?.settle())
     .step('close connections', () => {
       readiness.stop();
       eventLoop.stop();

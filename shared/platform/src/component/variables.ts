@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../logging/index.js';
-import { flag, port, positiveMs, redisUrl, secret, variable } from '../config/index.js';
+import { basePath, flag, port, positiveMs, redisUrl, secret, variable } from '../config/index.js';
 
 /** Variables every component reads. */
 export function commonVariables(defaults: { cacheKeyPrefix: string }) {
@@ -18,6 +18,11 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
         urlWithCredentials: true,
         example: 'redis://:password@redis:6379/0',
       },
+    ),
+    REDIS_PASSWORD: secret(
+      z.string().optional(),
+      'Redis password, any characters; overrides a password in REDIS_URL, so that REDIS_URL (host, port, database) can sit in a ConfigMap and only this in a Secret',
+      'change-me',
     ),
     CACHE_KEY_PREFIX: variable(
       z
@@ -47,9 +52,13 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
     ),
     POD_NAME: variable(
       z.string().optional(),
-      'Set by the chart from the downward API; with POD_NAMESPACE selects Kubernetes Leases',
+      'Set by the chart from the downward API; with POD_NAMESPACE, inside a cluster, selects Kubernetes Leases and readiness events on the pod',
     ),
     POD_NAMESPACE: variable(z.string().optional(), 'Namespace of the pod (downward API)'),
+    POD_UID: variable(
+      z.string().optional(),
+      'UID of the pod (downward API `metadata.uid`), so that `kubectl describe pod` shows its readiness events',
+    ),
   };
 }
 
@@ -63,6 +72,10 @@ export function apiVariables(defaults: { port: number }) {
         .regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb')
         .default('1mb'),
       'Largest accepted JSON request body',
+    ),
+    HTTP_BASE_PATH: variable(
+      basePath().optional(),
+      'A path prefix such as `/account` under which the api also serves every route, for an Ingress that routes by prefix without rewriting; plain paths keep working',
     ),
     QUEUES_UI: variable(flag(true), 'Serve the bull-board queue UI at /queues'),
     QUEUES_BASIC_AUTH: secret(

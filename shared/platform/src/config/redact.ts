@@ -15,6 +15,16 @@ export function redactUrl(value: string): string {
   }
 }
 
+/**
+ * Masks the credentials of every URL inside free text, such as an error message quoting a connection string,
+ * for text that leaves the process where no list of secrets can be trusted to be complete. It masks up to the
+ * last '@' of the URL, so that a password containing '@' or '/' is masked whole (at the price of masking a
+ * little more than needed when a later part of the URL holds an '@').
+ */
+export function redactUrlsIn(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)\S*@/gi, '$1***@');
+}
+
 /** A copy of the configuration that is safe to log or show: secrets replaced, URL credentials masked. */
 export function redactConfig<S extends ConfigSpec>(spec: S, config: ConfigOf<S>): Record<string, unknown> {
   const shown: Record<string, unknown> = {};

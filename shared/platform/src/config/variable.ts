@@ -49,3 +49,18 @@ export const positiveMs = (fallback: number) => z.coerce.number().int().positive
 export const flag = (fallback: boolean) => z.stringbool().default(fallback);
 
 export const redisUrl = () => z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
+
+/** One path segment: URL path characters only (RFC 3986 pchar, percent escapes included), and not `.` or `..`. */
+const PATH_SEGMENT = /^(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})+$/;
+
+/** A URL path prefix such as `/account`: starts with '/', no trailing or doubled slash, path characters only. */
+export const basePath = () =>
+  z.string().refine(
+    (value) =>
+      value.startsWith('/') &&
+      value
+        .slice(1)
+        .split('/')
+        .every((segment) => PATH_SEGMENT.test(segment) && segment !== '.' && segment !== '..'),
+    { error: "must be a path such as /account: starting with '/', without a trailing '/', URL path characters only" },
+  );

@@ -32,6 +32,30 @@ export interface ReadinessSnapshot {
   checks: Record<string, CheckState>;
 }
 
+/**
+ * A change the readiness controller noticed: one check's status (`check`), or the component's readiness as a
+ * whole (`readiness`). Listeners hear each change once, in the order it happened, not one per poll.
+ */
+export type ReadinessTransition =
+  | {
+      kind: 'check';
+      check: string;
+      required: boolean;
+      status: 'up' | 'down';
+      was: CheckStatus;
+      /** Why the check failed, as the probe said it (may quote a URL: scrub before it leaves the process). */
+      error?: string;
+    }
+  | {
+      kind: 'readiness';
+      ready: boolean;
+      shuttingDown: boolean;
+      /** The required checks that keep the component from being ready, with their status. */
+      failing: { check: string; status: CheckStatus }[];
+    };
+
+export type ReadinessListener = (transition: ReadinessTransition) => void;
+
 export interface ReadinessOptions {
   logger: Logger;
   metrics?: Registry;
@@ -68,6 +92,9 @@ export class ReadinessController {
   private shuttingDown = false;
   private running = false;
   private readonly gauge?: Gauge<'check'>;
+  private readonly listeners = new Set<ReadinessListener>();
+  /** Readiness as last told to listeners; a component starts out not ready. */
+  private reportedReady = false;
 
   constructor(private readonly options: ReadinessOptions) {
     if (options.metrics) {
@@ -94,6 +121,15 @@ export class ReadinessController {
     return this;
   }
 
+  /**
+   * Calls `listener` on every transition (see ReadinessTransition); returns a function that stops it. A
+   * listener runs synchronously and must not wait on anything: one that throws is logged and readiness goes on.
+   */
+  onTransition(listener: ReadinessListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -110,6 +146,7 @@ export class ReadinessController {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
     this.options.logger.info('shutting down: readiness is now false');
+    this.noticeReadiness();
   }
 
   isReady(): boolean {
@@ -157,10 +194,11 @@ export class ReadinessController {
   private record(name: string, state: CheckState, error: string | undefined, latencyMs: number): void {
     const status: CheckStatus = error === undefined ? 'up' : 'down';
     const now = new Date().toISOString();
-    if (status !== state.status) {
+    const was = state.status;
+    if (status !== was) {
       const log = this.options.logger;
-      if (status === 'up') log.info({ check: name, was: state.status }, `dependency ${name} is up`);
-      else log.warn({ check: name, was: state.status, err: error }, `dependency ${name} is down: ${error}`);
+      if (status === 'up') log.info({ check: name, was }, `dependency ${name} is up`);
+      else log.warn({ check: name, was, err: error }, `dependency ${name} is down: ${error}`);
       state.status = status;
       state.since = now;
     }
@@ -169,5 +207,33 @@ export class ReadinessController {
     if (error === undefined) delete state.error;
     else state.error = error;
     this.gauge?.set({ check: name }, status === 'up' ? 1 : 0);
+    // Listeners hear of a change once the state is complete, so that a snapshot taken then agrees with it.
+    if (status !== was) {
+      const required = state.required;
+      this.tell({ kind: 'check', check: name, required, status, was, ...(error === undefined ? {} : { error }) });
+    }
+    this.noticeReadiness();
+  }
+
+  /** Tells listeners when readiness as a whole has flipped since they last heard. */
+  private noticeReadiness(): void {
+    const ready = this.isReady();
+    if (ready === this.reportedReady) return;
+    this.reportedReady = ready;
+    const failing: { check: string; status: CheckStatus }[] = [];
+    for (const [check, { state }] of this.checks) {
+      if (state.required && state.status !== 'up') failing.push({ check, status: state.status });
+    }
+    this.tell({ kind: 'readiness', ready, shuttingDown: this.shuttingDown, failing });
+  }
+
+  private tell(transition: ReadinessTransition): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(transition);
+      } catch (error) {
+        this.options.logger.warn({ err: error, transition: transition.kind }, 'a readiness listener failed');
+      }
+    }
   }
 }

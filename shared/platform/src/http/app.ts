@@ -1,9 +1,10 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import { createHttpDurationHistogram } from '../metrics/index.js';
+import { servePathPrefix } from './basePath.js';
 import { errorEnvelope, HttpError } from './errors.js';
 import { buildOpenApiDocument, type ApiInfo, type OpenApiDocument, type WebhookSpec } from './openapi.js';
 import { requestContext } from './requestContext.js';
@@ -28,6 +29,8 @@ export interface HttpAppOptions {
   mounts?: readonly Mount[];
   /** Largest accepted JSON body, in the `bytes` notation (e.g. `1mb`). */
   jsonLimit?: string;
+  /** A path prefix (`/account`) under which every route is served as well (see servePathPrefix). */
+  basePath?: string;
 }
 
 export interface HttpApp {
@@ -88,6 +91,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (options.basePath) app.use(servePathPrefix(options.basePath));
   const duration = createHttpDurationHistogram(options.metrics);
   app.use(requestContext(options.logger, duration));
 
@@ -109,13 +113,23 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
 
   const openApi = buildOpenApiDocument(options.info, options.routes, options.webhooks);
+  // Reached through the path prefix, the document names the prefix as its server, so that Swagger UI's
+  // "Try it out" sends requests the Ingress routes; reached without it, requests go to the plain paths.
+  const prefixed = options.basePath ? { ...openApi, servers: [{ url: options.basePath }] } : openApi;
+  const documentFor = (res: Response) => (res.locals.basePath ? prefixed : openApi);
   const serveDocument: RequestHandler = (_req, res) => {
     res.locals.routeTemplate = `${DOCS_PATH}.json`;
-    res.json(openApi);
+    res.json(documentFor(res));
   };
   app.get(`${DOCS_PATH}.json`, serveDocument);
   app.get(`${DOCS_PATH}-json`, serveDocument);
-  const docsTemplate: RequestHandler = (_req, res, next) => ((res.locals.routeTemplate = DOCS_PATH), next());
+  const docsTemplate: RequestHandler = (req, res, next) => {
+    res.locals.routeTemplate = DOCS_PATH;
+    // swagger-ui-express renders req.swaggerDoc when there is one. It keeps the last one it rendered for
+    // requests without, so every request names its document.
+    (req as { swaggerDoc?: unknown }).swaggerDoc = documentFor(res);
+    next();
+  };
   app.use(
     DOCS_PATH,
     docsTemplate,

@@ -35,16 +35,19 @@ export interface LoggerSettings {
   base?: Record<string, unknown>;
 }
 
-function scrubber(secrets: readonly string[]): ((line: string) => string) | undefined {
+/**
+ * Replaces every occurrence of the given secret values with `[redacted]`. The logger runs each line through
+ * it; anything else that sends text out of the process (Kubernetes events, say) can use the same one.
+ */
+export function secretScrubber(secrets: readonly string[]): (text: string) => string {
   const needles = [...new Set(secrets)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
-  if (needles.length === 0) return undefined;
   // JSON output escapes some characters, so scrub both the raw and the JSON-escaped form.
   const forms = [...new Set(needles.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))];
   return (line) => forms.reduce((text, needle) => text.split(needle).join('[redacted]'), line);
 }
 
 export function createLogger(settings: LoggerSettings): Logger {
-  const scrub = scrubber(settings.secrets ?? []);
+  const scrub = settings.secrets?.some((s) => s.length > 0) ? secretScrubber(settings.secrets) : undefined;
   const options: LoggerOptions = {
     level: settings.level,
     base: { component: settings.component, ...settings.base },

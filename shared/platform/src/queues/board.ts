@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { AppViewRoute } from '@bull-board/api/typings/app';
 import { ExpressAdapter } from '@bull-board/express';
 import type { RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
+import { externalPath } from '../http/basePath.js';
 import { errorEnvelope } from '../http/errors.js';
 import type { Mount } from '../http/app.js';
 
@@ -28,9 +30,24 @@ export interface QueueBoardOptions {
   basicAuth?: string;
 }
 
+/**
+ * bull-board's Express adapter with its page rendered per request: the page's `<base href>`, from which the
+ * board loads its scripts and calls its API, is the board's path as the browser reached it, under the path
+ * prefix when it came through one (see servePathPrefix). The stock adapter fixes it when it is set up.
+ */
+class PrefixAwareExpressAdapter extends ExpressAdapter {
+  override setEntryRoute(route: AppViewRoute): ExpressAdapter {
+    this.app[route.method](route.route, (_req, res) => {
+      const { name, params } = route.handler({ basePath: externalPath(res, this.basePath), uiConfig: this.uiConfig });
+      res.render(name, params);
+    });
+    return this;
+  }
+}
+
 /** bull-board for the given queues, as a mount of the HTTP app. */
 export function queueBoard(queues: readonly Queue[], options: QueueBoardOptions): Mount {
-  const serverAdapter = new ExpressAdapter();
+  const serverAdapter = new PrefixAwareExpressAdapter();
   serverAdapter.setBasePath(options.path);
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
   const handlers: RequestHandler[] = [serverAdapter.getRouter() as RequestHandler];

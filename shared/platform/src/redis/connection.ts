@@ -32,3 +32,14 @@ export function redisTarget(url: string): string {
   const db = parsed.pathname === '/' ? '' : parsed.pathname;
   return `${parsed.protocol}//${parsed.hostname}${port}${db}`;
 }
+
+/**
+ * `url` with its password replaced by `password` (any characters; percent-encoded here, as ioredis decodes
+ * it), keeping any user name: how REDIS_PASSWORD overrides the password of REDIS_URL.
+ */
+export function withRedisPassword(url: string, password: string): string {
+  const parsed = new URL(url);
+  // The URL setter leaves '%' alone, so encode first: a password such as "50%off" must not read as an escape.
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}

@@ -7,6 +7,7 @@ import {
   startComponent,
   type ComponentDefinition,
   type ConfigSpec,
+  type StartOptions,
 } from '../../src/index.js';
 
 export const testConfig = {
@@ -75,6 +76,7 @@ export const testComponent: ComponentDefinition<typeof testConfig> = {
 export async function startTestComponent<S extends ConfigSpec>(
   definition: ComponentDefinition<S>,
   env: NodeJS.ProcessEnv,
+  options: Pick<StartOptions, 'kubeConfig'> = {},
 ) {
   const logStream = new PassThrough();
   const logs: string[] = [];
@@ -83,6 +85,7 @@ export async function startTestComponent<S extends ConfigSpec>(
     env: { READINESS_INTERVAL_MS: '200', READINESS_TIMEOUT_MS: '500', SHUTDOWN_GRACE_MS: '5000', ...env },
     port: 0,
     logDestination: logStream,
+    ...options,
   });
   return { ...started, logs };
 }

@@ -1,0 +1,3 @@
+export * from './inCluster.js';
+export * from './podEvents.js';
+export * from './readinessEvents.js';

@@ -1,0 +1,199 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { startRedisServer } from '@frequency-gateway/devstack';
+import {
+  createLogger,
+  KubernetesPodEvents,
+  ReadinessController,
+  recordReadinessEvents,
+  secretScrubber,
+} from '../src/index.js';
+import { KubernetesApiStandIn, type RecordedEvent } from './support/kubernetesApiStandIn.js';
+import { captureLogLines } from './support/logLines.js';
+import { eventually } from './support/processes.js';
+import { startTestComponent, testComponent } from './support/testComponent.js';
+
+const pod = { name: 'account-api-7d9f8-x2x9k', namespace: 'gateway', uid: '0b7c4a9e-3f51-4f7e-9d1e-2c7f0a6b5e11' };
+
+function capturedLogger() {
+  const { stream, lines } = captureLogLines();
+  return {
+    logger: createLogger({ component: 'account-api', level: 'debug', pretty: false, destination: stream }),
+    lines,
+  };
+}
+
+/** A readiness controller with one check whose verdict the test sets, its transitions recorded as pod events. */
+function readinessOnThePod(kubeConfig: KubeConfig, secrets: string[] = [], timeoutMs = 5000) {
+  const { logger, lines } = capturedLogger();
+  const readiness = new ReadinessController({ logger, timeoutMs: 1000 });
+  let failure: string | undefined;
+  readiness.add({
+    name: 'chain',
+    probe: async () => (failure === undefined ? undefined : Promise.reject(new Error(failure))),
+  });
+  const events = new KubernetesPodEvents({
+    kubeConfig,
+    pod,
+    component: 'account-api',
+    logger,
+    scrub: secretScrubber(secrets),
+    timeoutMs,
+  });
+  recordReadinessEvents(readiness, events);
+  const check = async (error?: string) => {
+    failure = error;
+    return readiness.checkNow('chain');
+  };
+  return { readiness, events, check, lines };
+}
+
+describe('readiness transitions as events on the pod (against a stand-in of the API server)', () => {
+  const api = new KubernetesApiStandIn();
+  let kubeConfig: KubeConfig;
+  beforeAll(async () => (kubeConfig = await api.start()));
+  afterAll(async () => api.stop());
+  beforeEach(() => {
+    api.events.length = 0;
+    api.eventRequests = 0;
+    api.eventsBehaviour = 'accept';
+  });
+
+  it('records up, down, up and shutdown on the pod, each event complete, without the secrets of an error', async () => {
+    const { readiness, events, check } = readinessOnThePod(kubeConfig, ['t0ken-from-config']);
+    await check();
+    await check('auth t0ken-from-config refused by wss://operator:chain-pass@rpc.example:443/ws');
+    await check();
+    readiness.markShuttingDown();
+    await events.settle();
+
+    expect(api.events.map((e) => [e.type, e.reason, e.message])).toEqual([
+      ['Normal', 'DependencyUp', 'dependency chain is up'],
+      ['Normal', 'Ready', 'every required dependency is up'],
+      [
+        'Warning',
+        'DependencyDown',
+        'dependency chain is down: auth [redacted] refused by wss://***@rpc.example:443/ws',
+      ],
+      ['Warning', 'NotReady', 'not ready: chain is down'],
+      ['Normal', 'DependencyUp', 'dependency chain is up'],
+      ['Normal', 'Ready', 'every required dependency is up'],
+      ['Normal', 'ShuttingDown', 'shutting down: not ready, so traffic drains'],
+    ]);
+    const everything = JSON.stringify(api.events);
+    expect(everything).not.toContain('t0ken-from-config');
+    expect(everything).not.toContain('chain-pass');
+
+    for (const event of api.events) {
+      expect(event.involvedObject).toEqual({ apiVersion: 'v1', kind: 'Pod', ...pod });
+      expect(event.metadata.namespace).toBe(pod.namespace);
+      expect(event.metadata.name).toMatch(new RegExp(`^${pod.name.replaceAll('.', '\\.')}\\.[0-9a-f]+$`));
+      expect(event).toMatchObject({
+        source: { component: 'account-api' },
+        reportingComponent: 'account-api',
+        reportingInstance: pod.name,
+        count: 1,
+      });
+      expect(event.action).toMatch(/^[A-Z][A-Za-z]+$/);
+      expect(Date.parse(event.firstTimestamp!)).toBeGreaterThan(Date.now() - 60_000);
+      expect(event.lastTimestamp).toBe(event.firstTimestamp);
+      expect(event.eventTime).toMatch(/\.\d{6}Z$/);
+    }
+    expect(new Set(api.events.map((e) => e.metadata.name)).size).toBe(api.events.length);
+  });
+
+  it.each(['fail', 'hang'] as const)(
+    'leaves readiness alone when the API server does %s, and warns about it once',
+    async (behaviour) => {
+      api.eventsBehaviour = behaviour;
+      const { events, check, lines, readiness } = readinessOnThePod(kubeConfig, [], 300);
+      const started = performance.now();
+      expect((await check()).status).toBe('up');
+      expect(readiness.isReady()).toBe(true);
+      expect((await check('connection refused')).status).toBe('down');
+      expect(readiness.isReady()).toBe(false);
+      expect((await check()).status).toBe('up');
+      expect(readiness.isReady()).toBe(true);
+      // Recording waits on nothing: three checks took no longer than the probes themselves.
+      expect(performance.now() - started).toBeLessThan(250);
+
+      const settling = performance.now();
+      await events.settle();
+      // A server that never answers is given up on after the timeout.
+      expect(performance.now() - settling).toBeLessThan(2000);
+      expect(api.eventRequests).toBe(6);
+      expect(api.events).toHaveLength(0);
+      const warnings = lines.filter((line) => line.level === 'warn' && String(line.msg).includes('pod'));
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]!.msg)).toContain(
+        behaviour === 'fail' ? 'the API server answered 500' : 'no answer within 300 ms',
+      );
+      expect(lines.filter((line) => line.level === 'debug' && String(line.msg).includes('pod event'))).toHaveLength(5);
+    },
+  );
+});
+
+describe('a component records readiness events only inside a cluster', () => {
+  const api = new KubernetesApiStandIn();
+  let kubeConfig: KubeConfig;
+  beforeAll(async () => (kubeConfig = await api.start()));
+  afterAll(async () => api.stop());
+
+  const inCluster = {
+    POD_NAME: pod.name,
+    POD_NAMESPACE: pod.namespace,
+    POD_UID: pod.uid,
+    KUBERNETES_SERVICE_HOST: '10.96.0.1',
+  };
+
+  it('with POD_NAME, POD_NAMESPACE and KUBERNETES_SERVICE_HOST: Redis down and up again are on the pod', async () => {
+    const redis = await startRedisServer({ password: 'redis-pass-on-pod' });
+    const component = await startTestComponent(
+      testComponent,
+      { REDIS_URL: redis.url, ...inCluster },
+      { kubeConfig: () => kubeConfig },
+    );
+    const reasons = () => api.events.map((e) => e.reason);
+    try {
+      await eventually(async () => reasons().includes('Ready'), 5000);
+      await redis.kill('SIGKILL');
+      await eventually(async () => reasons().includes('NotReady'), 5000);
+      await redis.restart();
+      await eventually(async () => reasons().filter((r) => r === 'Ready').length === 2, 10_000);
+    } finally {
+      await component.stop();
+      await redis.stop();
+    }
+    expect(reasons()).toEqual([
+      'DependencyUp',
+      'Ready',
+      'DependencyDown',
+      'NotReady',
+      'DependencyUp',
+      'Ready',
+      'ShuttingDown',
+    ]);
+    const down = api.events.find((e) => e.reason === 'DependencyDown') as RecordedEvent;
+    expect(down.message).toMatch(/^dependency redis is down: /);
+    expect(down.involvedObject).toEqual({ apiVersion: 'v1', kind: 'Pod', ...pod });
+    expect(down.reportingComponent).toBe('test-api');
+    expect(JSON.stringify(api.events)).not.toContain('redis-pass-on-pod');
+  });
+
+  it.each(['POD_NAME', 'POD_NAMESPACE', 'KUBERNETES_SERVICE_HOST'] as const)(
+    'without %s: none, and readiness is the same',
+    async (missing) => {
+      const redis = await startRedisServer();
+      const requestsBefore = api.eventRequests;
+      const env: NodeJS.ProcessEnv = { REDIS_URL: redis.url, ...inCluster };
+      delete env[missing];
+      const component = await startTestComponent(testComponent, env, { kubeConfig: () => kubeConfig });
+      try {
+        await eventually(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
+      } finally {
+        await component.stop();
+        await redis.stop();
+      }
+      expect(api.eventRequests).toBe(requestsBefore);
+    },
+  );
+});
