@@ -1,25 +1,26 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test tools lint typecheck unit build docs bench clean
+.PHONY: help dev test tools lint typecheck unit build docs bench image image-check clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
 	@touch $@
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + every component); Ctrl-C stops it
 	npm run dev
 
-test: node_modules/.package-lock.json tools ## Type-check, lint, then every test (real Redis, Kubo, real processes)
+test: node_modules/.package-lock.json tools ## Type-check, lint, then every test (real Redis, Kubo, Helm, real processes)
 	npm run typecheck
 	npm run lint
-	tools/check-tools redis-server ipfs
+	tools/check-tools redis-server ipfs helm
 	npm test
 
-tools: ## Build the Go tools the tests run (Kubo) into ~/.cache/frequency-gateway/bin, once
+tools: ## Build the Go tools the tests run (Kubo, Helm) into ~/.cache/frequency-gateway/bin, once
 	tools/install-kubo
+	tools/install-helm
 
 typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every package and test
 	npm run typecheck
@@ -36,8 +37,16 @@ build: node_modules/.package-lock.json ## Compile every package to dist/ (what t
 bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines)
 	npm run bench --workspaces --if-present
 
-docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md from the components' schemas
+IMAGE ?= frequency-gateway:dev
+image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev); needs a Docker engine
+	docker build -t $(IMAGE) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) .
+
+image-check: build ## Without Docker: the image's production layout (npm ci --omit=dev, dist/) starts every component
+	tools/image-smoke
+
+docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md and the chart's values table
 	npm run docs:config
+	npm run docs:chart
 
 clean: ## Remove build output and local dev state
 	rm -rf shared/*/dist services/*/dist .dev

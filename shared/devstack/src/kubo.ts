@@ -1,28 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findExecutable } from './findExecutable.js';
+import { findTool } from './findExecutable.js';
 import { ToolMissingError } from './redisServer.js';
 
 export const KUBO_INSTALL_HINT =
-  'Build it with `make tools` (go install of github.com/ipfs/kubo into the tool cache), or put `ipfs` on PATH.';
-
-/** Where `make tools` puts the programs it builds: `$XDG_CACHE_HOME/frequency-gateway/bin`. */
-export function toolCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'frequency-gateway', 'bin');
-}
+  'Build it with `make tools` (builds github.com/ipfs/kubo into the tool cache), or put `ipfs` on PATH.';
 
 /** `IPFS_BIN`, else the tool cache, else `ipfs` on PATH. */
 export function findKubo(): string | undefined {
-  if (process.env.IPFS_BIN) return process.env.IPFS_BIN;
-  const cached = join(toolCacheDir(), 'ipfs');
-  try {
-    accessSync(cached, constants.X_OK);
-    return cached;
-  } catch {
-    return findExecutable('ipfs');
-  }
+  return findTool('ipfs', 'IPFS_BIN');
 }
 
 export interface LocalKubo {

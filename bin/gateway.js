@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// The image's entrypoint: `gateway <command> [arguments]` runs one component of the gateway in this process.
+// Plain JavaScript so that it needs no build. Each command is a package export: Node's conditions pick the
+// code, dist/ by default, the TypeScript sources with `node --conditions=source --import tsx bin/gateway.js`.
+const COMMANDS = {
+  account: { entry: '@frequency-gateway/account/main', arguments: 'api|worker' },
+  'content-publishing': { entry: '@frequency-gateway/content-publishing/main', arguments: 'api|worker' },
+  'content-watcher': { entry: '@frequency-gateway/content-watcher/main', arguments: 'api|worker' },
+  devchain: { entry: '@frequency-gateway/devchain/cli', arguments: '[--host 0.0.0.0] [--port 9944] … (--help)' },
+};
+
+const usage = () =>
+  `usage: gateway <command> [arguments]\n${Object.entries(COMMANDS)
+    .map(([name, command]) => `  ${name} ${command.arguments}\n`)
+    .join('')}`;
+
+const name = process.argv[2];
+if (name === '--help' || name === '-h' || name === 'help') {
+  process.stdout.write(usage());
+  process.exit(0);
+}
+const command = Object.hasOwn(COMMANDS, name ?? '') ? COMMANDS[name] : undefined;
+if (!command) {
+  process.stderr.write(`${name === undefined ? '' : `gateway: unknown command ${name}\n`}${usage()}`);
+  process.exit(2);
+}
+// The component reads its own arguments from process.argv: without the command name it sees only those.
+process.argv.splice(2, 1);
+await import(command.entry);

@@ -1,0 +1,181 @@
+{{/* Resource name prefix: <release>-frequency-gateway, or <release> when it already holds the chart name. */}}
+{{- define "gateway.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "gateway.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gateway.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "gateway.labels" -}}
+{{ include "gateway.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: frequency-gateway
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/*
+The six components. Each entry: the service it belongs to, the values key of that service, its role (the
+argument of the image's command), its HTTP port, and what it talks to. `include` + `fromYaml` turns it into a
+dict that every per-component template ranges over, so a component is described once.
+*/}}
+{{- define "gateway.componentTable" -}}
+account-api: { service: account, key: account, role: api, port: 3013, chain: true, ipfs: false, webhooks: false }
+account-worker: { service: account, key: account, role: worker, port: 3023, chain: true, ipfs: false, webhooks: true }
+content-publishing-api: { service: content-publishing, key: contentPublishing, role: api, port: 3010, chain: true, ipfs: true, webhooks: false }
+content-publishing-worker: { service: content-publishing, key: contentPublishing, role: worker, port: 3020, chain: true, ipfs: true, webhooks: true }
+content-watcher-api: { service: content-watcher, key: contentWatcher, role: api, port: 3011, chain: false, ipfs: false, webhooks: false }
+content-watcher-worker: { service: content-watcher, key: contentWatcher, role: worker, port: 3021, chain: true, ipfs: true, webhooks: true }
+{{- end -}}
+
+{{/*
+The enabled components as a dict name -> entry, each entry carrying `settings`: componentDefaults overlaid with
+the component's own values (`<service>.<role>`).
+*/}}
+{{- define "gateway.components" -}}
+{{- $out := dict -}}
+{{- range $name, $c := include "gateway.componentTable" . | fromYaml -}}
+{{- $service := index $.Values $c.key -}}
+{{- if $service.enabled -}}
+{{- $own := deepCopy (index $service $c.role | default dict) -}}
+{{- $settings := mergeOverwrite (deepCopy $.Values.componentDefaults) $own -}}
+{{- $_ := set $c "settings" $settings -}}
+{{- $_ := set $out $name $c -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- define "gateway.componentLabels" -}}
+{{ include "gateway.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "gateway.componentSelector" -}}
+{{ include "gateway.selectorLabels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "gateway.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{ default (include "gateway.fullname" .) .Values.serviceAccount.name }}
+{{- else -}}
+{{ default "default" .Values.serviceAccount.name }}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret with the gateway's own secrets (created, or the existing one). */}}
+{{- define "gateway.secretName" -}}
+{{- default (include "gateway.fullname" .) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{/* Redis: the URL (never with a password) and where the password is. */}}
+{{- define "gateway.redis.fullname" -}}
+{{- if .Values.redis.fullnameOverride -}}
+{{- .Values.redis.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-redis" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.redis.url" -}}
+{{- if .Values.redis.enabled -}}
+redis://{{ include "gateway.redis.fullname" . }}:6379/0
+{{- else -}}
+{{ required "externalRedis.url is required when redis.enabled is false" .Values.externalRedis.url }}
+{{- end -}}
+{{- end -}}
+
+{{/* name and key of the Secret holding the Redis password; empty when there is none. */}}
+{{- define "gateway.redis.passwordRef" -}}
+{{- if .Values.redis.enabled -}}
+{{- if .Values.redis.auth.existingSecret -}}
+name: {{ .Values.redis.auth.existingSecret }}
+key: {{ .Values.redis.auth.existingSecretPasswordKey }}
+{{- else -}}
+name: {{ include "gateway.redis.fullname" . }}
+key: redis-password
+{{- end -}}
+{{- else if .Values.externalRedis.existingSecret -}}
+name: {{ .Values.externalRedis.existingSecret }}
+key: {{ .Values.externalRedis.existingSecretPasswordKey }}
+{{- else if .Values.externalRedis.password -}}
+name: {{ include "gateway.fullname" . }}-redis
+key: redis-password
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.ipfs.fullname" -}}
+{{- if .Values.ipfs.fullnameOverride -}}
+{{- .Values.ipfs.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-ipfs" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.ipfs.endpoint" -}}
+{{- if .Values.ipfs.enabled -}}
+http://{{ include "gateway.ipfs.fullname" . }}:5001
+{{- else -}}
+{{ required "externalIpfs.endpoint is required when ipfs.enabled is false" .Values.externalIpfs.endpoint }}
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.chain.url" -}}
+{{- if .Values.devchain.enabled -}}
+ws://{{ include "gateway.fullname" . }}-devchain:9944
+{{- else -}}
+{{ required "chain.url is required (or set devchain.enabled=true)" .Values.chain.url }}
+{{- end -}}
+{{- end -}}
+
+{{- define "gateway.chain.providerId" -}}
+{{- if .Values.chain.providerId -}}
+{{ .Values.chain.providerId }}
+{{- else if .Values.devchain.enabled -}}
+1
+{{- else -}}
+{{ required "chain.providerId is required" .Values.chain.providerId }}
+{{- end -}}
+{{- end -}}
+
+{{/* host and port a URL points at, for egress rules: `host:port` with the scheme's default port filled in. */}}
+{{- define "gateway.urlPort" -}}
+{{- $u := urlParse . -}}
+{{- $parts := splitList ":" $u.host -}}
+{{- if gt (len $parts) 1 -}}
+{{ last $parts }}
+{{- else -}}
+{{ get (dict "ws" "80" "http" "80" "wss" "443" "https" "443" "redis" "6379" "rediss" "6379") $u.scheme }}
+{{- end -}}
+{{- end -}}
+
+{{/* Ingress path prefix of an api component in path routing, from its service key. */}}
+{{- define "gateway.ingressPrefix" -}}
+{{- if eq .root.Values.ingress.routing "path" -}}
+{{ index .root.Values.ingress.paths .key }}
+{{- end -}}
+{{- end -}}

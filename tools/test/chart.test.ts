@@ -1,0 +1,557 @@
+// The Helm chart, rendered by a real Helm: lint, five value sets validated against the Kubernetes and
+// prometheus-operator schemas, the promises the chart makes (one Deployment per component, probes, restricted
+// Pod Security, no secret in a ConfigMap, NetworkPolicies, references that resolve), every component's rendered
+// configuration accepted by that component's own configuration schema, and bad values refused.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { findTool } from '@frequency-gateway/devstack';
+import { parseConfig } from '@frequency-gateway/platform';
+import { COMPONENTS, repositoryRoot } from '../src/components.js';
+import {
+  podSpec,
+  restrictedViolations,
+  schemaProblems,
+  selects,
+  workloads,
+  type K8sObject,
+} from './support/kubernetesObjects.js';
+
+const run = promisify(execFile);
+const CHART = join(repositoryRoot, 'charts', 'frequency-gateway');
+const RELEASE = 'gw';
+const PREFIX = 'gw-frequency-gateway';
+
+const helm = findTool('helm', 'HELM_BIN');
+const scratch = mkdtempSync(join(tmpdir(), 'gateway-chart-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function requireHelm(): string {
+  if (!helm) throw new Error('missing: helm — build it with `make tools` (or set HELM_BIN)');
+  return helm;
+}
+
+let files = 0;
+function valuesFile(values: object): string {
+  const file = join(scratch, `values-${files++}.json`);
+  writeFileSync(file, JSON.stringify(values));
+  return file;
+}
+
+async function helmRun(args: string[]) {
+  return run(requireHelm(), args, { maxBuffer: 32 * 1024 * 1024 });
+}
+
+async function render(values: object): Promise<K8sObject[]> {
+  const { stdout } = await helmRun(['template', RELEASE, CHART, '--namespace', 'gateway', '-f', valuesFile(values)]);
+  return parseAllDocuments(stdout)
+    .map((document) => document.toJS() as K8sObject | null)
+    .filter((object): object is K8sObject => object !== null);
+}
+
+/** helm template's error output for values it must refuse. */
+async function refusal(values: object): Promise<string> {
+  try {
+    await render(values);
+  } catch (error) {
+    return String((error as { stderr?: string }).stderr ?? error);
+  }
+  throw new Error(`helm template accepted ${JSON.stringify(values)}`);
+}
+
+// Secret values planted in the value sets; none may surface outside a Secret.
+const SENTINELS = {
+  seed: 'sentinel seed phrase words',
+  webhook: 'sentinel-webhook-secret',
+  basicAuth: 'admin:sentinel-board-password',
+  ipfs: 'sentinel-ipfs-password',
+  redis: 'sentinel-redis-password',
+};
+
+/** What has no default: the chain, the provider, and where the provider's key is. */
+const REQUIRED = {
+  chain: { url: 'wss://frequency.example.net', providerId: '7' },
+  secrets: { existingSecret: 'gateway-keys' },
+};
+
+const VALUE_SETS: Record<string, object> = {
+  defaults: REQUIRED,
+  'external Redis and IPFS': {
+    ...REQUIRED,
+    redis: { enabled: false },
+    externalRedis: { url: 'rediss://redis.example.net:6380/2', password: SENTINELS.redis },
+    ipfs: { enabled: false },
+    externalIpfs: { endpoint: 'https://ipfs.example.net:5443', basicAuthUser: 'gateway' },
+  },
+  'ingress with TLS and path routing': {
+    ...REQUIRED,
+    ingress: {
+      enabled: true,
+      className: 'nginx',
+      routing: 'path',
+      host: 'api.example.net',
+      tls: { enabled: true, secretName: 'api-tls' },
+      exposeQueues: true,
+    },
+  },
+  'autoscaling on': {
+    ...REQUIRED,
+    componentDefaults: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 8 } },
+    contentPublishing: {
+      enabled: true,
+      worker: { autoscaling: { enabled: true, minReplicas: 3, targetMemoryUtilizationPercentage: 80 } },
+    },
+  },
+  'everything optional on': {
+    chain: { providerId: '1' },
+    devchain: { enabled: true, sealing: 'interval', blockTimeMs: 6000, finalityLag: 2 },
+    environment: 'dev',
+    secrets: {
+      values: {
+        PROVIDER_ACCOUNT_SEED_PHRASE: SENTINELS.seed,
+        WEBHOOK_SECRET: SENTINELS.webhook,
+        QUEUES_BASIC_AUTH: SENTINELS.basicAuth,
+        IPFS_BASIC_AUTH_SECRET: SENTINELS.ipfs,
+      },
+    },
+    redis: {
+      enabled: true,
+      auth: { password: SENTINELS.redis },
+      metrics: { enabled: true, serviceMonitor: { enabled: true } },
+    },
+    ipfs: { enabled: true, swarm: { serviceType: 'LoadBalancer' } },
+    ingress: {
+      enabled: true,
+      tls: { enabled: true, secretName: 'gateway-tls' },
+      exposeQueues: true,
+      annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+    },
+    metrics: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+    componentDefaults: { autoscaling: { enabled: true }, priorityClassName: 'gateway' },
+    account: { enabled: true, config: { SIWF_V2_URI_VALIDATION: 'https://app.example.net' } },
+    contentPublishing: {
+      enabled: true,
+      config: { BATCH_INTERVAL_SECONDS: 6 },
+      worker: { config: { LOG_LEVEL: 'debug' } },
+    },
+    contentWatcher: { enabled: true, config: { STARTING_BLOCK: 1 } },
+    networkPolicy: { apiFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
+  },
+};
+
+const rendered = new Map<string, K8sObject[]>();
+async function renderSet(name: string): Promise<K8sObject[]> {
+  if (!rendered.has(name)) rendered.set(name, await render(VALUE_SETS[name]!));
+  return rendered.get(name)!;
+}
+
+const named = (objects: K8sObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+describe('the chart, rendered by Helm', () => {
+  it('passes helm lint --strict with every value set', async () => {
+    for (const values of Object.values(VALUE_SETS)) {
+      const { stdout } = await helmRun(['lint', '--strict', CHART, '-f', valuesFile(values)]);
+      expect(stdout).toContain('0 chart(s) failed');
+    }
+  });
+
+  describe.each(Object.keys(VALUE_SETS))('value set "%s"', (set) => {
+    let objects: K8sObject[];
+    beforeAll(async () => (objects = await renderSet(set)));
+
+    it('renders only objects that are valid against the Kubernetes and prometheus-operator schemas', () => {
+      expect(objects.length).toBeGreaterThan(20);
+      expect(objects.flatMap(schemaProblems)).toEqual([]);
+      const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+      expect(new Set(names).size).toBe(names.length);
+    });
+
+    it('gives every component its own Deployment, running its own command on its own port', () => {
+      for (const component of COMPONENTS) {
+        const deployment = named(objects, 'Deployment', `${PREFIX}-${component.name}`);
+        expect(deployment).toBeDefined();
+        const [container] = podSpec(deployment!).containers;
+        expect(container!.args).toEqual([component.service, component.role]);
+        expect(container!.ports).toEqual([{ name: 'http', containerPort: component.defaultPort, protocol: 'TCP' }]);
+      }
+    });
+
+    it('probes /livez (startup, liveness) and /readyz (readiness) on the component port', () => {
+      const gateway = objects.filter((o) => o.kind === 'Deployment' && o.metadata.name !== `${PREFIX}-devchain`);
+      expect(gateway).toHaveLength(COMPONENTS.length);
+      for (const deployment of gateway) {
+        const [container] = podSpec(deployment).containers;
+        expect(container!.startupProbe?.httpGet).toEqual({ path: '/livez', port: 'http' });
+        expect(container!.livenessProbe?.httpGet).toEqual({ path: '/livez', port: 'http' });
+        expect(container!.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      }
+    });
+
+    it('runs every pod under the restricted Pod Security Standard with a read-only root filesystem', () => {
+      const all = workloads(objects);
+      expect(all.length).toBeGreaterThanOrEqual(COMPONENTS.length);
+      expect(all.flatMap(restrictedViolations)).toEqual([]);
+      for (const workload of all) {
+        const mounts = podSpec(workload).containers.flatMap((c) => c.volumeMounts ?? []);
+        expect(mounts.map((m) => m.mountPath)).toContain('/tmp');
+      }
+    });
+
+    it('keeps every secret out of ConfigMaps, plain env values and annotations', () => {
+      const exposed = objects
+        .filter((o) => o.kind !== 'Secret')
+        .map((o) => JSON.stringify(o))
+        .join('\n');
+      for (const sentinel of Object.values(SENTINELS)) expect(exposed).not.toContain(sentinel);
+      for (const map of objects.filter((o) => o.kind === 'ConfigMap'))
+        for (const key of Object.keys(map.data ?? {})) expect(key).not.toMatch(/SEED|SECRET|PASSWORD|BASIC_AUTH$/);
+    });
+
+    it('gives each component a configuration its own schema accepts, with secrets only from Secrets', () => {
+      for (const component of COMPONENTS) {
+        const deployment = named(objects, 'Deployment', `${PREFIX}-${component.name}`)!;
+        const env = resolveEnvironment(objects, deployment);
+        // The service's ConfigMap is shared by its api and worker: each of its keys is read by one of them.
+        const service = COMPONENTS.filter((other) => other.service === component.service);
+        for (const [name, source] of Object.entries(env.sources)) {
+          const readers = source === 'configMap' ? service : [component];
+          const known = readers.some((reader) => name in reader.config);
+          expect(`${component.name} ${name}: ${known}`).toBe(`${component.name} ${name}: true`);
+          if (component.config[name]?.secret) expect(`${name} from ${source}`).toBe(`${name} from secret`);
+        }
+        expect(() => parseConfig(component.config, env.values)).not.toThrow();
+      }
+    });
+
+    it('selects every workload by a NetworkPolicy, and admits Redis and IPFS clients by label', () => {
+      const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+      for (const workload of workloads(objects)) {
+        const labels = workload.spec.template.metadata.labels as Record<string, string>;
+        const covering = policies.filter((p) => selects(p.spec.podSelector.matchLabels, labels));
+        expect(`${workload.metadata.name}: ${covering.length > 0}`).toBe(`${workload.metadata.name}: true`);
+      }
+      const redis = named(objects, 'NetworkPolicy', 'gw-redis');
+      if (redis) {
+        const clients = redis.spec.ingress[0].from[0].podSelector.matchLabels;
+        const deployments = objects.filter((o) => o.kind === 'Deployment' && o.metadata.name !== `${PREFIX}-devchain`);
+        for (const d of deployments) expect(selects(clients, d.spec.template.metadata.labels)).toBe(true);
+      }
+    });
+
+    it('points every Service, ServiceMonitor, HPA, PDB and Ingress backend at something rendered', () => {
+      const pods = workloads(objects).map((w) => w.spec.template.metadata.labels as Record<string, string>);
+      const services = objects.filter((o) => o.kind === 'Service');
+      for (const service of services.filter((s) => s.spec.clusterIP !== 'None'))
+        expect(pods.some((labels) => selects(service.spec.selector, labels))).toBe(true);
+      for (const monitor of objects.filter((o) => o.kind === 'ServiceMonitor')) {
+        const target = services.find((s) => selects(monitor.spec.selector.matchLabels, s.metadata.labels));
+        expect(target?.spec.ports.map((p: { name: string }) => p.name)).toContain(monitor.spec.endpoints[0].port);
+      }
+      for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
+        expect(named(objects, 'Deployment', hpa.spec.scaleTargetRef.name)).toBeDefined();
+      for (const pdb of objects.filter((o) => o.kind === 'PodDisruptionBudget'))
+        expect(pods.some((labels) => selects(pdb.spec.selector.matchLabels, labels))).toBe(true);
+      for (const ingress of objects.filter((o) => o.kind === 'Ingress'))
+        for (const rule of ingress.spec.rules)
+          for (const path of rule.http.paths) {
+            const service = named(objects, 'Service', path.backend.service.name);
+            expect(service?.spec.ports.map((p: { name: string }) => p.name)).toContain(path.backend.service.port.name);
+          }
+    });
+  });
+
+  it('defaults: Redis and IPFS bundled, the chain and provider as given, one PDB per multi-replica component', async () => {
+    const objects = await renderSet('defaults');
+    expect(workloads(objects).map((w) => `${w.kind}/${w.metadata.name}`)).toEqual(
+      expect.arrayContaining(['StatefulSet/gw-redis', 'StatefulSet/gw-ipfs']),
+    );
+    const config = named(objects, 'ConfigMap', `${PREFIX}-content-publishing`)!.data!;
+    expect(config).toMatchObject({
+      REDIS_URL: 'redis://gw-redis:6379/0',
+      IPFS_ENDPOINT: 'http://gw-ipfs:5001',
+      FREQUENCY_API_WS_URL: 'wss://frequency.example.net',
+      PROVIDER_ID: '7',
+      ENVIRONMENT: 'production',
+    });
+    const redis = named(objects, 'StatefulSet', 'gw-redis')!;
+    expect(redis.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('8Gi');
+    const redisConf = named(objects, 'ConfigMap', 'gw-redis')!.data!['redis.conf']!;
+    expect(redisConf).toMatch(/^appendonly yes$/m);
+    expect(redisConf).toMatch(/^maxmemory-policy noeviction$/m);
+    const budgets = objects.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => o.metadata.name);
+    expect(budgets.sort()).toEqual(
+      ['account-api', 'content-publishing-api', 'content-watcher-api'].map((name) => `${PREFIX}-${name}`),
+    );
+    expect(objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+    const role = named(objects, 'Role', PREFIX)!;
+    expect(role).toMatchObject({
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
+        { apiGroups: [''], resources: ['events'] },
+      ],
+    });
+  });
+
+  it('external Redis and IPFS: no bundled StatefulSets; the URLs as given; the password from a Secret', async () => {
+    const objects = await renderSet('external Redis and IPFS');
+    expect(objects.filter((o) => o.kind === 'StatefulSet')).toEqual([]);
+    const config = named(objects, 'ConfigMap', `${PREFIX}-content-watcher`)!.data!;
+    expect(config).toMatchObject({
+      REDIS_URL: 'rediss://redis.example.net:6380/2',
+      IPFS_ENDPOINT: 'https://ipfs.example.net:5443',
+    });
+    const worker = named(objects, 'Deployment', `${PREFIX}-content-watcher-worker`)!;
+    const env = podSpec(worker).containers[0]!.env!;
+    expect(env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+      name: `${PREFIX}-redis`,
+      key: 'redis-password',
+    });
+    const egressPorts = named(objects, 'NetworkPolicy', `${PREFIX}-content-watcher-worker`)!
+      .spec.egress.flatMap((rule: { ports?: { port: number }[] }) => rule.ports ?? [])
+      .map((p: { port: number }) => p.port);
+    expect(egressPorts).toEqual(expect.arrayContaining([6380, 5443, 443]));
+  });
+
+  it('ingress with path routing and TLS: one host, each api under its prefix, served through HTTP_BASE_PATH', async () => {
+    const objects = await renderSet('ingress with TLS and path routing');
+    const ingress = named(objects, 'Ingress', PREFIX)!;
+    expect(ingress.spec.ingressClassName).toBe('nginx');
+    expect(ingress.spec.tls).toEqual([{ secretName: 'api-tls', hosts: ['api.example.net'] }]);
+    const paths = ingress.spec.rules[0].http.paths.map(
+      (p: { path: string; backend: { service: { name: string } } }) =>
+        `${p.path} -> ${p.backend.service.name.slice(PREFIX.length + 1)}`,
+    );
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/account/v1 -> account-api',
+        '/content-publishing/v3 -> content-publishing-api',
+        '/content-watcher/queues -> content-watcher-api',
+        '/account/docs -> account-api',
+      ]),
+    );
+    expect(paths.some((p: string) => /metrics|livez|readyz|\/dev/.test(p))).toBe(false);
+    const basePath = (name: string) =>
+      podSpec(named(objects, 'Deployment', `${PREFIX}-${name}`)!).containers[0]!.env!.find(
+        (e) => e.name === 'HTTP_BASE_PATH',
+      )?.value;
+    expect(basePath('account-api')).toBe('/account');
+    expect(basePath('content-watcher-api')).toBe('/content-watcher');
+    expect(basePath('account-worker')).toBeUndefined();
+  });
+
+  it('autoscaling on: an HPA per component replaces the replica count, with per-component overrides', async () => {
+    const objects = await renderSet('autoscaling on');
+    const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
+    expect(hpas).toHaveLength(COMPONENTS.length);
+    for (const deployment of objects.filter((o) => o.kind === 'Deployment'))
+      expect(deployment.spec.replicas).toBeUndefined();
+    const worker = named(objects, 'HorizontalPodAutoscaler', `${PREFIX}-content-publishing-worker`)!;
+    expect(worker.spec).toMatchObject({ minReplicas: 3, maxReplicas: 8 });
+    expect(worker.spec.metrics.map((m: { resource: { name: string } }) => m.resource.name)).toEqual(['cpu', 'memory']);
+    expect(objects.filter((o) => o.kind === 'PodDisruptionBudget')).toHaveLength(COMPONENTS.length);
+  });
+
+  it('everything optional on: ServiceMonitors, the devchain as the chain, Redis exporter, hosts with TLS', async () => {
+    const objects = await renderSet('everything optional on');
+    const monitors = objects.filter((o) => o.kind === 'ServiceMonitor');
+    expect(monitors).toHaveLength(COMPONENTS.length + 1);
+    expect(monitors.every((m) => m.metadata.name === 'gw-redis' || m.metadata.labels?.release === 'prometheus')).toBe(
+      true,
+    );
+    expect(named(objects, 'Deployment', `${PREFIX}-devchain`)).toBeDefined();
+    const config = named(objects, 'ConfigMap', `${PREFIX}-account`)!.data!;
+    expect(config).toMatchObject({
+      FREQUENCY_API_WS_URL: `ws://${PREFIX}-devchain:9944`,
+      PROVIDER_ID: '1',
+      ENVIRONMENT: 'dev',
+    });
+    const ingress = named(objects, 'Ingress', PREFIX)!;
+    expect(ingress.spec.rules.map((r: { host: string }) => r.host).sort()).toEqual([
+      'account.gateway.example.com',
+      'content-publishing.gateway.example.com',
+      'content-watcher.gateway.example.com',
+    ]);
+    expect(ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual([
+      '/v1',
+      '/v2',
+      '/v3',
+      '/dev',
+      '/docs',
+      '/queues',
+    ]);
+    const secret = named(objects, 'Secret', PREFIX)!;
+    expect(Buffer.from(secret.data!.PROVIDER_ACCOUNT_SEED_PHRASE!, 'base64').toString()).toBe(SENTINELS.seed);
+  });
+
+  it('rolls pods when their service configuration changes, and only those', async () => {
+    const base = await renderSet('defaults');
+    const changed = await render({ ...REQUIRED, contentWatcher: { enabled: true, config: { SCAN_MAX_BLOCKS: 50 } } });
+    const checksum = (objects: K8sObject[], name: string) =>
+      named(objects, 'Deployment', `${PREFIX}-${name}`)!.spec.template.metadata.annotations['checksum/config'];
+    expect(checksum(changed, 'content-watcher-worker')).not.toBe(checksum(base, 'content-watcher-worker'));
+    expect(checksum(changed, 'account-api')).toBe(checksum(base, 'account-api'));
+  });
+
+  it('ends the install with NOTES that say how to watch, debug and reach the apis', async () => {
+    const { stdout } = await helmRun([
+      'install',
+      RELEASE,
+      CHART,
+      '--dry-run=client',
+      '--namespace',
+      'gateway',
+      '-f',
+      valuesFile(REQUIRED),
+    ]);
+    const notes = stdout.slice(stdout.indexOf('NOTES:'));
+    expect(notes).toContain('kubectl -n gateway get pods -l app.kubernetes.io/instance=gw -w');
+    expect(notes).toContain('kubectl -n gateway describe pod');
+    for (const api of ['account-api 3013', 'content-publishing-api 3010', 'content-watcher-api 3011']) {
+      const [name, port] = api.split(' ');
+      expect(notes).toContain(`port-forward svc/${PREFIX}-${name} ${port}:80`);
+    }
+    expect(notes).not.toContain('DEVELOPMENT CHAIN');
+  });
+
+  it('renders only the enabled services', async () => {
+    const objects = await render({
+      ...REQUIRED,
+      contentPublishing: { enabled: false },
+      contentWatcher: { enabled: false },
+      ipfs: { enabled: false },
+    });
+    expect(
+      objects
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual([`${PREFIX}-account-api`, `${PREFIX}-account-worker`]);
+  });
+
+  it('refuses bare defaults with one message naming every value that has no default', async () => {
+    const message = await refusal({});
+    expect(message).toContain('chain.url');
+    expect(message).toContain('chain.providerId');
+    expect(message).toContain('PROVIDER_ACCOUNT_SEED_PHRASE');
+  });
+
+  it.each([
+    ['an unknown top-level key', { acount: { enabled: true } }, 'acount'],
+    ['an unknown ingress routing', { ingress: { routing: 'sideways' } }, 'routing'],
+    ['negative replicas', { account: { enabled: true, api: { replicas: -1 } } }, 'replicas'],
+    ['an unknown log level', { logLevel: 'loud' }, 'logLevel'],
+    ['a chain URL that is not a WebSocket', { chain: { url: 'http://node:9944' } }, 'url'],
+    ['a password inside the external Redis URL', { externalRedis: { url: 'redis://:pw@redis:6379/0' } }, 'url'],
+    ['a lower-case variable name in config', { account: { enabled: true, config: { siwf_url: 'x' } } }, 'siwf_url'],
+    ['a webhook secret too short to sign with', { secrets: { values: { WEBHOOK_SECRET: 'short' } } }, 'WEBHOOK_SECRET'],
+    ['a root user', { podSecurityContext: { runAsNonRoot: false } }, 'runAsNonRoot'],
+    ['a path prefix with a trailing slash', { ingress: { paths: { account: '/account/' } } }, 'account'],
+  ])('refuses %s through values.schema.json', async (_what, bad, field) => {
+    const message = await refusal({ ...REQUIRED, ...bad });
+    expect(message).toMatch(/schema/i);
+    expect(message).toContain(field);
+  });
+
+  it('serves the components the services define, on the ports they default to', () => {
+    const table = readFileSync(join(CHART, 'templates', '_helpers.tpl'), 'utf8');
+    for (const component of COMPONENTS)
+      expect(table).toMatch(
+        new RegExp(
+          `^${component.name}: \\{ service: ${component.service}, .*role: ${component.role}, port: ${component.defaultPort},`,
+          'm',
+        ),
+      );
+  });
+
+  it('skaffold.yaml deploys this chart, and its dev profile renders with the Services it forwards', async () => {
+    const skaffold = parseYaml(readFileSync(join(repositoryRoot, 'skaffold.yaml'), 'utf8'));
+    expect(skaffold.build.artifacts[0]).toMatchObject({
+      image: 'frequency-gateway',
+      docker: { dockerfile: 'Dockerfile' },
+    });
+    const dev = skaffold.profiles.find((p: { name: string }) => p.name === 'dev');
+    for (const release of [skaffold.deploy.helm.releases[0], dev.deploy.helm.releases[0]]) {
+      expect(join(repositoryRoot, release.chartPath)).toBe(CHART);
+      // The image values skaffold fills in must be ones the chart reads.
+      expect(Object.keys(release.setValueTemplates).sort()).toEqual(['image.repository', 'image.tag']);
+    }
+    const release = dev.deploy.helm.releases[0];
+    // skaffold passes setValues as --set; a values file with the same tree keeps their YAML types.
+    const values = { ...release.setValues, 'image.repository': 'frequency-gateway', 'image.tag': 'dev' };
+    const { stdout } = await helmRun(['template', release.name, CHART, '-f', valuesFile(unflatten(values))]);
+    const objects = parseAllDocuments(stdout)
+      .map((d) => d.toJS() as K8sObject | null)
+      .filter((o): o is K8sObject => o !== null);
+    expect(named(objects, 'Deployment', `${release.name}-devchain`)).toBeDefined();
+    const forwards = dev.portForward as { resourceType: string; resourceName: string; port: number }[];
+    expect(forwards.map((f) => f.resourceName)).toEqual(
+      ['account-api', 'content-publishing-api', 'content-watcher-api'].map((api) => `${release.name}-${api}`),
+    );
+    for (const forward of forwards) {
+      const service = named(objects, 'Service', forward.resourceName);
+      expect(service?.spec.ports.map((p: { port: number }) => p.port)).toContain(forward.port);
+    }
+  });
+});
+
+/** `a.b.c: v` keys (skaffold's setValues) as nested values. */
+function unflatten(flat: Record<string, unknown>): object {
+  const out: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(flat)) {
+    const keys = path.split('.');
+    let node = out;
+    for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[keys.at(-1)!] = value;
+  }
+  return out;
+}
+
+/**
+ * The environment a component's container would see: its ConfigMap (envFrom), then its env entries, with
+ * fields from the downward API and keys from Secrets (rendered ones decoded; existing ones given test values).
+ */
+function resolveEnvironment(objects: K8sObject[], deployment: K8sObject) {
+  const container = podSpec(deployment).containers[0]!;
+  const values: Record<string, string> = {};
+  const sources: Record<string, 'configMap' | 'value' | 'field' | 'secret'> = {};
+  for (const from of container.envFrom ?? []) {
+    const map = named(objects, 'ConfigMap', from.configMapRef!.name!)!;
+    for (const [key, value] of Object.entries(map.data ?? {})) {
+      values[key] = value;
+      sources[key] = 'configMap';
+    }
+  }
+  // What an existing Secret would hold, in each variable's own format.
+  const EXISTING: Record<string, string> = {
+    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+    QUEUES_BASIC_AUTH: 'admin:board-password',
+    WEBHOOK_SECRET: 'webhook-signing-key-0123',
+    IPFS_BASIC_AUTH_SECRET: 'ipfs-password',
+  };
+  for (const entry of container.env ?? []) {
+    if (entry.value !== undefined) {
+      values[entry.name] = entry.value;
+      sources[entry.name] = 'value';
+    } else if (entry.valueFrom?.fieldRef) {
+      values[entry.name] = `from-${entry.valueFrom.fieldRef.fieldPath}`;
+      sources[entry.name] = 'field';
+    } else if (entry.valueFrom?.secretKeyRef) {
+      const { name, key } = entry.valueFrom.secretKeyRef;
+      const secret = named(objects, 'Secret', name!);
+      const data = secret ? secret.data?.[key] : undefined;
+      const value =
+        data !== undefined
+          ? Buffer.from(data, 'base64').toString()
+          : secret
+            ? undefined
+            : (EXISTING[key] ?? 'from-existing-secret');
+      if (value !== undefined) values[entry.name] = value;
+      sources[entry.name] = 'secret';
+    }
+  }
+  return { values, sources };
+}

@@ -1,0 +1,106 @@
+import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+
+/** A rendered manifest, loosely typed: tests read what they need from it. */
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are checked against their schemas
+  spec?: any;
+  data?: Record<string, string>;
+}
+
+interface Validating {
+  validate(): void;
+}
+
+/** The Kubernetes and prometheus-operator schema of every kind the chart may render. */
+const MODELS: Record<string, new (data: never) => Validating> = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+  'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+};
+
+/** Problems of one object against its schema; a kind without a schema here is a problem too. */
+export function schemaProblems(object: K8sObject): string[] {
+  const Model = MODELS[`${object.apiVersion}/${object.kind}`];
+  const where = `${object.kind} ${object.metadata?.name}`;
+  if (!Model) return [`${where}: no schema known for ${object.apiVersion} ${object.kind}`];
+  try {
+    new Model(object as never).validate();
+    return [];
+  } catch (error) {
+    return [`${where}: ${(error as Error).message}`];
+  }
+}
+
+export const workloads = (objects: K8sObject[]) =>
+  objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+
+export const podSpec = (workload: K8sObject): IPodSpec => workload.spec.template.spec as IPodSpec;
+
+const ALLOWED_VOLUMES = [
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+];
+
+/**
+ * Violations of the Kubernetes "restricted" Pod Security Standard (v1.27+), plus a read-only root filesystem,
+ * which the standard does not demand and this chart does.
+ */
+export function restrictedViolations(workload: K8sObject): string[] {
+  const pod = podSpec(workload);
+  const problems: string[] = [];
+  const say = (text: string) => problems.push(`${workload.kind} ${workload.metadata.name}: ${text}`);
+  if (pod.hostNetwork || pod.hostPID || pod.hostIPC) say('uses a host namespace');
+  for (const volume of pod.volumes ?? []) {
+    const type = Object.keys(volume).find((key) => key !== 'name');
+    if (!type || !ALLOWED_VOLUMES.includes(type)) say(`volume ${volume.name} is of type ${type}`);
+  }
+  const podContext = pod.securityContext ?? {};
+  const containers: IContainer[] = [...(pod.initContainers ?? []), ...pod.containers];
+  for (const container of containers) {
+    const context = container.securityContext ?? {};
+    const name = `container ${container.name}`;
+    if (context.privileged) say(`${name} is privileged`);
+    if (context.allowPrivilegeEscalation !== false) say(`${name} does not set allowPrivilegeEscalation: false`);
+    if (!(context.runAsNonRoot ?? podContext.runAsNonRoot)) say(`${name} may run as root`);
+    if ((context.runAsUser ?? podContext.runAsUser) === 0) say(`${name} runs as uid 0`);
+    const seccomp = context.seccompProfile?.type ?? podContext.seccompProfile?.type;
+    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') say(`${name} has seccomp profile ${seccomp}`);
+    if (!context.capabilities?.drop?.includes('ALL')) say(`${name} does not drop ALL capabilities`);
+    const added = (context.capabilities?.add ?? []).filter((capability) => capability !== 'NET_BIND_SERVICE');
+    if (added.length > 0) say(`${name} adds capabilities ${added.join(', ')}`);
+    if ((container.ports ?? []).some((port) => port.hostPort)) say(`${name} uses a host port`);
+    if (context.readOnlyRootFilesystem !== true) say(`${name} has a writable root filesystem`);
+  }
+  return problems;
+}
+
+/** Whether a label selector (matchLabels only, as the chart writes them) selects these labels. */
+export const selects = (matchLabels: Record<string, string> | undefined, labels: Record<string, string> = {}) =>
+  matchLabels !== undefined && Object.entries(matchLabels).every(([key, value]) => labels[key] === value);
