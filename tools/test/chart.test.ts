@@ -154,7 +154,7 @@ const named = (objects: K8sObject[], kind: string, name: string) =>
 describe('the chart, rendered by Helm', () => {
   it('passes helm lint --strict with every value set', async () => {
     for (const values of Object.values(VALUE_SETS)) {
-      const { stdout } = await helmRun(['lint', '--strict', CHART, '-f', valuesFile(values)]);
+      const { stdout } = await helmRun(['lint', '--strict', '--with-subcharts', CHART, '-f', valuesFile(values)]);
       expect(stdout).toContain('0 chart(s) failed');
     }
   });
@@ -448,6 +448,12 @@ describe('the chart, rendered by Helm', () => {
     ['a password inside the external Redis URL', { externalRedis: { url: 'redis://:pw@redis:6379/0' } }, 'url'],
     ['a lower-case variable name in config', { account: { enabled: true, config: { siwf_url: 'x' } } }, 'siwf_url'],
     ['a webhook secret too short to sign with', { secrets: { values: { WEBHOOK_SECRET: 'short' } } }, 'WEBHOOK_SECRET'],
+    [
+      'a bundled Redis fsync mode that does not exist',
+      { redis: { enabled: true, appendfsync: 'sometimes' } },
+      'appendfsync',
+    ],
+    ['a bundled IPFS volume size without a unit', { ipfs: { enabled: true, persistence: { size: '20' } } }, 'size'],
     ['a root user', { podSecurityContext: { runAsNonRoot: false } }, 'runAsNonRoot'],
     ['a path prefix with a trailing slash', { ingress: { paths: { account: '/account/' } } }, 'account'],
   ])('refuses %s through values.schema.json', async (_what, bad, field) => {
