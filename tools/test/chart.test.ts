@@ -417,6 +417,23 @@ describe('the chart, rendered by Helm', () => {
     expect(notes).not.toContain('DEVELOPMENT CHAIN');
   });
 
+  it('follows a renamed bundled Redis and IPFS in URLs and Secret references', async () => {
+    const objects = await render({
+      ...REQUIRED,
+      redis: { enabled: true, fullnameOverride: 'queue-store' },
+      ipfs: { enabled: true, fullnameOverride: 'content-node' },
+    });
+    expect(named(objects, 'StatefulSet', 'queue-store')).toBeDefined();
+    expect(named(objects, 'Service', 'content-node')).toBeDefined();
+    expect(named(objects, 'ConfigMap', `${PREFIX}-content-publishing`)!.data).toMatchObject({
+      REDIS_URL: 'redis://queue-store:6379/0',
+      IPFS_ENDPOINT: 'http://content-node:5001',
+    });
+    const env = podSpec(named(objects, 'Deployment', `${PREFIX}-account-worker`)!).containers[0]!.env!;
+    expect(env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef?.name).toBe('queue-store');
+    expect(named(objects, 'Secret', 'queue-store')).toBeDefined();
+  });
+
   it('renders only the enabled services', async () => {
     const objects = await render({
       ...REQUIRED,
