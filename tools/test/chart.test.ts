@@ -45,8 +45,8 @@ async function helmRun(args: string[]) {
   return run(requireHelm(), args, { maxBuffer: 32 * 1024 * 1024 });
 }
 
-async function render(values: object): Promise<K8sObject[]> {
-  const { stdout } = await helmRun(['template', RELEASE, CHART, '--namespace', 'gateway', '-f', valuesFile(values)]);
+async function render(values: object, release = RELEASE): Promise<K8sObject[]> {
+  const { stdout } = await helmRun(['template', release, CHART, '--namespace', 'gateway', '-f', valuesFile(values)]);
   return parseAllDocuments(stdout)
     .map((document) => document.toJS() as K8sObject | null)
     .filter((object): object is K8sObject => object !== null);
@@ -505,10 +505,7 @@ describe('the chart, rendered by Helm', () => {
     const release = dev.deploy.helm.releases[0];
     // skaffold passes setValues as --set; a values file with the same tree keeps their YAML types.
     const values = { ...release.setValues, 'image.repository': 'frequency-gateway', 'image.tag': 'dev' };
-    const { stdout } = await helmRun(['template', release.name, CHART, '-f', valuesFile(unflatten(values))]);
-    const objects = parseAllDocuments(stdout)
-      .map((d) => d.toJS() as K8sObject | null)
-      .filter((o): o is K8sObject => o !== null);
+    const objects = await render(unflatten(values), release.name);
     expect(named(objects, 'Deployment', `${release.name}-devchain`)).toBeDefined();
     const forwards = dev.portForward as { resourceType: string; resourceName: string; port: number }[];
     expect(forwards.map((f) => f.resourceName)).toEqual(
