@@ -2,20 +2,16 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsBlockstore } from 'blockstore-fs';
 import { exporter } from 'ipfs-unixfs-exporter';
-import { importer } from 'ipfs-unixfs-importer';
-import { fixedSize } from 'ipfs-unixfs-importer/chunker';
-import { balanced } from 'ipfs-unixfs-importer/layout';
-import { type CID } from 'multiformats/cid';
 import { StreamMeter, parseCid } from './hash.js';
 import {
   ContentNotFoundError,
-  IMPORT_PARAMETERS,
   asChunks,
   type AddOptions,
   type ContentStore,
   type ReadOptions,
   type StoredContent,
 } from './store.js';
+import { importFile } from './unixfs.js';
 
 /**
  * A content store in a folder: blocks on disk (one file each, so several processes on one machine can share
@@ -41,20 +37,14 @@ export class EmbeddedStore implements ContentStore {
   async add(source: AsyncIterable<Uint8Array> | Uint8Array, options: AddOptions = {}): Promise<StoredContent> {
     await this.open();
     const meter = new StreamMeter(options.maxBytes ?? Number.POSITIVE_INFINITY);
-    let root: CID | undefined;
-    for await (const entry of importer([{ content: meter.measure(asChunks(source)) }], this.blocks, {
-      cidVersion: IMPORT_PARAMETERS.cidVersion,
-      rawLeaves: IMPORT_PARAMETERS.rawLeaves,
-      reduceSingleLeafToSelf: true,
-      chunker: fixedSize({ chunkSize: IMPORT_PARAMETERS.chunkSize }),
-      layout: balanced({ maxChildrenPerNode: IMPORT_PARAMETERS.maxChildrenPerNode }),
-      wrapWithDirectory: false,
-      ...(options.signal ? { signal: options.signal } : {}),
-    })) {
-      root = entry.cid;
-    }
-    if (!root) throw new Error('the importer produced no root');
+    const root = await importFile(meter.measure(asChunks(source)), this.blocks, options.signal);
     return { cid: root.toString(), size: meter.size, dsnpHash: meter.dsnpHash() };
+  }
+
+  async addAll(contents: readonly Uint8Array[], options: { signal?: AbortSignal } = {}): Promise<StoredContent[]> {
+    const stored: StoredContent[] = [];
+    for (const content of contents) stored.push(await this.add(content, options));
+    return stored;
   }
 
   async *read(cid: string, options: ReadOptions = {}): AsyncIterable<Uint8Array> {

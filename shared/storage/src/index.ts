@@ -1,6 +1,7 @@
 export * from './store.js';
 export * from './hash.js';
 export { EmbeddedStore } from './embedded.js';
+export { contentId } from './unixfs.js';
 export { KuboStore, type KuboStoreOptions } from './kubo.js';
 export { serveGateway, type GatewayServer } from './gateway.js';
 export {

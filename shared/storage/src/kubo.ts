@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
-import { ContentTooLargeError, StreamMeter, parseCid } from './hash.js';
+import { ContentTooLargeError, StreamMeter, dsnpHash, parseCid } from './hash.js';
 import {
   ContentNotFoundError,
   IMPORT_PARAMETERS,
@@ -49,15 +49,52 @@ export class KuboStore implements ContentStore {
    */
   async add(source: AsyncIterable<Uint8Array> | Uint8Array, options: AddOptions = {}): Promise<StoredContent> {
     const meter = new StreamMeter(options.maxBytes ?? Number.POSITIVE_INFINITY);
+    let added: AddedEntry[];
+    try {
+      added = await this.rpcAdd([meter.measure(asChunks(source))], options.signal ? { signal: options.signal } : {});
+    } catch (error) {
+      if (meter.exceeded) throw new ContentTooLargeError(options.maxBytes as number);
+      throw error;
+    }
+    // One JSON object per line; the last names the root.
+    return { cid: cidOf(added.at(-1)), size: meter.size, dsnpHash: meter.dsnpHash() };
+  }
+
+  /**
+   * One `/api/v0/add` call with a part per content, wrapped in a directory: the directory is the one pin that
+   * keeps them all (a pin each would cost Kubo far more than the adding).
+   */
+  async addAll(contents: readonly Uint8Array[], options: { signal?: AbortSignal } = {}): Promise<StoredContent[]> {
+    if (contents.length === 0) return [];
+    const added = await this.rpcAdd(
+      contents.map((content) => asChunks(content)),
+      { wrap: true, ...(options.signal ? { signal: options.signal } : {}) },
+    );
+    // Parts are named by their index; Kubo answers a line per file, named as its part, then the directory.
+    const byName = new Map(added.map((entry) => [entry.Name, entry]));
+    return contents.map((content, index) => ({
+      cid: cidOf(byName.get(String(index))),
+      size: content.byteLength,
+      dsnpHash: dsnpHash(content),
+    }));
+  }
+
+  private async rpcAdd(
+    parts: AsyncIterable<Uint8Array>[],
+    options: { wrap?: boolean; signal?: AbortSignal },
+  ): Promise<AddedEntry[]> {
     const boundary = `----gateway-${randomUUID()}`;
     const encoder = new TextEncoder();
     async function* body(): AsyncGenerator<Uint8Array> {
-      yield encoder.encode(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="content"\r\n` +
-          'Content-Type: application/octet-stream\r\n\r\n',
-      );
-      yield* meter.measure(asChunks(source));
-      yield encoder.encode(`\r\n--${boundary}--\r\n`);
+      for (const [index, part] of parts.entries()) {
+        yield encoder.encode(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${index}"\r\n` +
+            'Content-Type: application/octet-stream\r\n\r\n',
+        );
+        yield* part;
+        yield encoder.encode('\r\n');
+      }
+      yield encoder.encode(`--${boundary}--\r\n`);
     }
     const query = new URLSearchParams({
       'cid-version': String(IMPORT_PARAMETERS.cidVersion),
@@ -66,22 +103,16 @@ export class KuboStore implements ContentStore {
       hash: IMPORT_PARAMETERS.hashAlg,
       pin: 'true',
       progress: 'false',
+      'wrap-with-directory': String(options.wrap ?? false),
     });
-    let text: string;
-    try {
-      text = await postStream(`${this.url}/api/v0/add?${query}`, body(), {
-        headers: { ...this.headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-    } catch (error) {
-      if (meter.exceeded) throw new ContentTooLargeError(options.maxBytes as number);
-      throw error;
-    }
-    // One JSON object per line; the last names the root.
-    const last = JSON.parse(text.trim().split('\n').at(-1) as string) as { Hash: string };
-    const cid = parseCid(last.Hash);
-    if (!cid) throw new Error(`IPFS add answered an invalid CID: ${last.Hash}`);
-    return { cid: cid.toString(), size: meter.size, dsnpHash: meter.dsnpHash() };
+    const text = await postStream(`${this.url}/api/v0/add?${query}`, body(), {
+      headers: { ...this.headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AddedEntry);
   }
 
   async *read(cid: string, options: ReadOptions = {}): AsyncIterable<Uint8Array> {
@@ -122,6 +153,18 @@ export class KuboStore implements ContentStore {
   async probe(signal: AbortSignal): Promise<void> {
     await this.client.version({ signal });
   }
+}
+
+/** A line of Kubo's answer to `/api/v0/add`. */
+interface AddedEntry {
+  Name: string;
+  Hash: string;
+}
+
+function cidOf(entry: AddedEntry | undefined): string {
+  const cid = entry && parseCid(entry.Hash);
+  if (!cid) throw new Error(`IPFS add answered no valid CID: ${JSON.stringify(entry)}`);
+  return cid.toString();
 }
 
 /**

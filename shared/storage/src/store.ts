@@ -27,6 +27,11 @@ export interface ContentStore {
   readonly target: string;
   /** Streams content in; the DSNP hash is computed on the way. What is added is kept (Kubo pins it; the embedded store never collects). */
   add(source: AsyncIterable<Uint8Array> | Uint8Array, options?: AddOptions): Promise<StoredContent>;
+  /**
+   * Adds pieces of content held in memory all at once (Kubo: one RPC call and one pin for all of them), each
+   * with the CID it gets when added alone, and each kept. Answers in the order given; fails as a whole.
+   */
+  addAll(contents: readonly Uint8Array[], options?: { signal?: AbortSignal }): Promise<StoredContent[]>;
   /** Streams content out. */
   read(cid: string, options?: ReadOptions): AsyncIterable<Uint8Array>;
   /** The content's length in bytes, or undefined when the store does not have it. */

@@ -6,6 +6,7 @@ import { startKubo, type LocalKubo } from '@frequency-gateway/devstack';
 import {
   ContentTooLargeError,
   EmbeddedStore,
+  contentId,
   KuboStore,
   dsnpHash,
   isDsnpHash,
@@ -88,6 +89,34 @@ describe('content stores', () => {
       expect(embedded.dsnpHash).toBe(viaKubo.dsnpHash);
     }
   }, 120_000);
+
+  it('both add many contents at once as if each were added alone, in order; Kubo keeps each', async () => {
+    // Repeats, an empty one and one over a chunk: each keeps its own CID and hash, whatever its neighbours.
+    const contents = [bytesOf(300, 20), bytesOf(300, 21), bytesOf(300, 20), new Uint8Array(0), bytesOf(300_000, 22)];
+    const [embedded, viaKubo] = await Promise.all([stores.embedded.addAll(contents), stores.kubo.addAll(contents)]);
+    const alone = await Promise.all(contents.map((content) => stores.embedded.add(content)));
+    expect(embedded).toEqual(alone);
+    expect(viaKubo).toEqual(alone);
+    expect(alone.map((stored) => stored.size)).toEqual([300, 300, 300, 0, 300_000]);
+    expect(alone[0]?.cid).toBe(alone[2]?.cid);
+    expect(new Set(alone.map((stored) => stored.cid)).size).toBe(4);
+    // Kept through the one directory pinned around them.
+    for (const stored of viaKubo) {
+      const pinned = await fetch(`${kubo.apiUrl}/api/v0/pin/ls?arg=${stored.cid}&type=all`, { method: 'POST' });
+      const keys = ((await pinned.json()) as { Keys: Record<string, { Type: string }> }).Keys;
+      expect(keys[stored.cid]?.Type).toMatch(/^(recursive|indirect)/);
+    }
+    for (const stored of viaKubo) expect(await collect(stores.kubo.read(stored.cid))).toHaveLength(stored.size);
+    expect(await stores.kubo.addAll([])).toEqual([]);
+  });
+
+  it('works out the CID a store gives content without a store, on both sides of the chunk size', async () => {
+    for (const [index, size] of [0, 1, 262_144, 262_145, 1_000_000].entries()) {
+      const bytes = bytesOf(size, 30 + index);
+      const stored = await stores.embedded.add(bytes);
+      expect({ size, cid: await contentId(bytes) }).toEqual({ size, cid: stored.cid });
+    }
+  });
 
   it.each(['embedded', 'kubo'] as const)('%s: refuses content over the byte limit', async (name) => {
     await expect(stores[name].add(streamed(bytesOf(10_001, 3)), { maxBytes: 10_000 })).rejects.toBeInstanceOf(
