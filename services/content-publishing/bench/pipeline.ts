@@ -9,15 +9,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChainQueries, connectChain } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
-import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
-import { spawnApi, spawnServer } from '../test/support/apiProcess.js';
+import { cpuSeconds, startKubo, startRedisServer } from '@frequency-gateway/devstack';
+import { nodeArgsFrom, spawnApi, spawnWorker } from '../test/support/apiProcess.js';
 import { metric } from '../test/support/pipeline.js';
 
 const BROADCASTS = Number(process.env.BENCH_BROADCASTS ?? 10_000);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
 const CONNECTIONS = 64;
 
-/** BENCH_WORKER_ENV="REQUEST_CONCURRENCY=32 …": worker settings to compare. */
+/**
+ * BENCH_WORKER_ENV="REQUEST_CONCURRENCY=32 …": worker settings to compare. BENCH_API_NODE_ARGS and
+ * BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") pass Node arguments to the api and worker.
+ */
 const workerEnv = () =>
   Object.fromEntries(
     (process.env.BENCH_WORKER_ENV ?? '')
@@ -42,10 +45,8 @@ const env = {
   IPFS_ENDPOINT: kubo.apiUrl,
   IPFS_GATEWAY_URL: `${kubo.gatewayUrl}/ipfs/[CID]`,
 };
-const api = await spawnApi(env, { compiled });
-const main = fileURLToPath(new URL(compiled ? '../dist/main.js' : '../src/main.ts', import.meta.url));
-const worker = await spawnServer(
-  [main, 'worker'],
+const api = await spawnApi(env, { compiled, nodeArgs: nodeArgsFrom('BENCH_API_NODE_ARGS') });
+const worker = await spawnWorker(
   {
     ...env,
     PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
@@ -53,7 +54,7 @@ const worker = await spawnServer(
     BATCH_INTERVAL_SECONDS: '2',
     ...workerEnv(),
   },
-  { portVariable: 'WORKER_API_PORT', ...(compiled ? { node: [] } : {}) },
+  { compiled, nodeArgs: nodeArgsFrom('BENCH_WORKER_NODE_ARGS') },
 );
 const chain = await connectChain({ url: devchain.url });
 try {
@@ -61,6 +62,16 @@ try {
     ready = (await fetch(`${worker.url}/readyz`)).ok;
   line('api and worker run from', compiled ? 'dist/ (compiled)' : 'src/ through tsx (`make build` for compiled)');
 
+  // CPU seconds each process spends from the first POST to the last finalization: where the 2 cores go.
+  const processes: [string, () => number][] = [
+    ['api', () => cpuSeconds(api.pid)],
+    ['worker', () => cpuSeconds(worker.pid)],
+    ['Kubo', () => cpuSeconds(kubo.pid)],
+    ['Redis', () => cpuSeconds(redis.pid() as number)],
+    ['devchain', () => cpuSeconds(devchain.pid)],
+    ['this client', () => cpuSeconds(process.pid)],
+  ];
+  const cpuBefore = processes.map(([, read]) => read());
   const started = performance.now();
   let next = 0;
   let refused = 0;
@@ -89,6 +100,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const done = performance.now();
+  const cpu = processes.map(([name, read], index) => `${name} ${(read() - (cpuBefore[index] as number)).toFixed(1)}`);
   const finalized = await metric(worker.url, 'content_requests_finished_total', 'outcome="finalized"');
   const transactions = await metric(worker.url, 'content_publish_transactions_total', 'outcome="submitted"');
   const calls = await metric(worker.url, 'content_publish_calls_per_transaction_sum');
@@ -107,6 +119,7 @@ try {
     `${((done - lastPost) / 1000).toFixed(1)} s = ${((done - lastPost) / BLOCK_MS).toFixed(2)} block times`,
   );
   line('capacity transactions used (messages in them)', `${transactions} (${calls})`);
+  line(`CPU seconds in ${((done - started) / 1000).toFixed(1)} s`, cpu.join(', '));
   line(
     'chain-side limit: calls per capacity batch × messages per block',
     `${maxBatch} × ${perBlock} (each message a batch file of up to BATCH_MAX_COUNT = 1000 rows)`,

@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import { startDevchain } from '@frequency-gateway/devchain';
 import { startRedisServer } from '@frequency-gateway/devstack';
 import { EmbeddedStore } from '@frequency-gateway/storage';
-import { generatedBytes, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
+import { generatedBytes, nodeArgsFrom, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
 
 const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_BYTES ?? 512 * 1024 ** 2);
 const INTAKE_SECONDS = Number(process.env.BENCH_INTAKE_SECONDS ?? 10);
@@ -62,7 +62,7 @@ const api = await spawnApi(
     IPFS_EMBEDDED_DIR: apiDir,
     FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(UPLOAD_BYTES + 1),
   },
-  { compiled },
+  { compiled, nodeArgs: nodeArgsFrom('BENCH_API_NODE_ARGS') },
 );
 line('api run from', compiled ? 'dist/ (compiled)' : 'src/ through tsx (run `make build` to measure the compiled api)');
 const baselineServer = await spawnServer([fileURLToPath(new URL('baseline.ts', import.meta.url))], {

@@ -18,6 +18,7 @@ export interface LocalKubo {
   apiUrl: string;
   /** The HTTP gateway, e.g. http://127.0.0.1:41235 (serves /ipfs/{cid}). */
   gatewayUrl: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -59,6 +60,7 @@ export async function startKubo(): Promise<LocalKubo> {
   return {
     apiUrl: urls.api,
     gatewayUrl: urls.gateway,
+    pid: child.pid as number,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

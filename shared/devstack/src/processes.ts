@@ -22,6 +22,17 @@ function statusField(pid: number, field: string): number {
 }
 
 /**
+ * CPU time a process has used so far, user and system, in seconds (Linux /proc; every thread counted). Fields
+ * 14 and 15 of /proc/<pid>/stat, counted after the command name, which may itself contain spaces.
+ */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ, 100 on every Linux architecture Node runs on
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/**
  * Runs an HTTP server (TypeScript through tsx unless other `node` options are given) as a child process on a
  * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers.
  */

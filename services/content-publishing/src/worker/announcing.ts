@@ -1,6 +1,6 @@
 import { INTENT_OF_ANNOUNCEMENT, parseParquetModel, writeBatch } from '@frequency-gateway/dsnp';
 import type { Job, JobContext, RequestStatusStore } from '@frequency-gateway/platform';
-import type { ContentStore } from '@frequency-gateway/storage';
+import { contentId, type ContentStore, type StoredContent } from '@frequency-gateway/storage';
 import type { Queue } from 'bullmq';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { SchemaDirectory } from '@frequency-gateway/chain';
@@ -17,6 +17,9 @@ export interface CloseBatchJob {
 }
 
 export const CLOSE_BATCH_JOB = 'close';
+
+/** Documents stored per IPFS call (a batch of BATCH_MAX_COUNT rows may carry that many). */
+const DOCUMENTS_PER_CALL = 500;
 
 /** Thrown while the chain has no schema for an announcement type (the job is retried). */
 export class NoSchemaError extends Error {
@@ -75,11 +78,11 @@ export class Announcing {
   async processRequest(job: Job<ContentRequestJob>, { log }: JobContext): Promise<{ batchId: string }> {
     const { referenceId, kind } = job.data;
     await this.options.status.update(referenceId, 'processing');
-    const row = await this.options.builder.build(job.data);
+    const announcement = await this.options.builder.build(job.data);
     const intent = INTENT_OF_ANNOUNCEMENT[ANNOUNCEMENT_OF_KIND[kind]];
     const schemaId = (await this.options.directory.intentByName(intent))?.latestSchemaId;
     if (schemaId === undefined) throw new NoSchemaError(intent);
-    const joined = await this.options.book.join(schemaId, referenceId, row);
+    const joined = await this.options.book.join(schemaId, referenceId, announcement);
     if (joined.rows > 0) this.rows.inc({ type: kind });
     const close = { batchId: joined.batchId, schemaId };
     if (joined.closed) {
@@ -112,6 +115,24 @@ export class Announcing {
     return open.length;
   }
 
+  /**
+   * Stores the batch's ActivityStreams documents in IPFS, all in one call, before the batch file that points
+   * at them. Each must get the CID its row names (worked out when the row was made).
+   */
+  private async storeDocuments(documents: string[]): Promise<void> {
+    const bytes = documents.map((document) => new TextEncoder().encode(document));
+    const stored: StoredContent[] = [];
+    for (let at = 0; at < bytes.length; at += DOCUMENTS_PER_CALL)
+      stored.push(...(await this.options.store.addAll(bytes.slice(at, at + DOCUMENTS_PER_CALL))));
+    for (const [index, content] of bytes.entries()) {
+      const expected = await contentId(content);
+      if (stored[index]?.cid !== expected)
+        throw new Error(
+          `IPFS stored a document as ${stored[index]?.cid}, not as ${expected}; check its import settings`,
+        );
+    }
+  }
+
   /** batchQueue processor: closes the batch, writes its Parquet file, and queues its publication. */
   async processClose(job: Job<CloseBatchJob>, { log }: JobContext): Promise<{ cid: string; rows: number } | undefined> {
     const { batchId, schemaId } = job.data;
@@ -123,6 +144,7 @@ export class Announcing {
     }
     const schema = await this.options.directory.schema(schemaId);
     if (!schema) throw new Error(`schema ${schemaId} is not on chain`);
+    await this.storeDocuments(batch.documents);
     const file = await writeBatch(
       parseParquetModel(schema.model),
       batch.rows.map(([, row]) => toParquetRow(row)),

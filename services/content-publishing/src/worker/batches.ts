@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { RedisScript } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
-import type { AnnouncementRow } from './content.js';
+import type { Announcement, AnnouncementRow } from './content.js';
 
 /**
  * Adds a row to the open batch of a schema, opening one when there is none.
  * KEYS: open pointer of the schema, membership key of the request.
- * ARGV: key prefix of batches, id for a new batch, schema id, referenceId, row, max rows, now (ms), membership TTL.
+ * ARGV: key prefix of batches, id for a new batch, schema id, referenceId, row, max rows, now (ms), membership TTL,
+ * the row's document ('' when it has none).
  * Returns {batchId, rows (-1: the request already joined a batch), openedAt, closed (1 when this row filled it)}.
  */
 const ADD = new RedisScript(
@@ -22,6 +23,7 @@ end
 local meta = ARGV[1] .. id
 local rows = meta .. ':rows'
 redis.call('HSET', rows, ARGV[4], ARGV[5])
+if ARGV[9] ~= '' then redis.call('HSET', meta .. ':documents', ARGV[4], ARGV[9]) end
 redis.call('SET', KEYS[2], id, 'EX', ARGV[8])
 local count = redis.call('HLEN', rows)
 local openedAt = tonumber(redis.call('HGET', meta, 'openedAt'))
@@ -67,6 +69,8 @@ export interface ClosedBatch {
   schemaId: number;
   /** Rows by referenceId, ordered by referenceId (the same file whoever writes it). */
   rows: [string, AnnouncementRow][];
+  /** The ActivityStreams documents the rows point at, in the same order. */
+  documents: string[];
 }
 
 /**
@@ -93,7 +97,7 @@ export class BatchBook {
     return `${this.prefix}${batchId}`;
   }
 
-  async join(schemaId: number, referenceId: string, row: AnnouncementRow): Promise<Joined> {
+  async join(schemaId: number, referenceId: string, { row, document }: Announcement): Promise<Joined> {
     const [batchId, rows, openedAt, closed] = (await ADD.run(
       this.redis,
       [this.openKey(schemaId), `${this.prefix}member:${referenceId}`],
@@ -106,6 +110,7 @@ export class BatchBook {
         this.options.maxRows,
         Date.now(),
         this.options.membershipTtlSeconds ?? 7 * 24 * 3600,
+        document ?? '',
       ],
     )) as [string, number, number, number];
     return { batchId, rows, openedAt, closed: closed === 1 };
@@ -116,17 +121,25 @@ export class BatchBook {
     const key = this.batchKey(batchId);
     const present = (await CLOSE.run(this.redis, [key, this.openKey(schemaId)], [batchId])) as number;
     if (present === 0) return undefined;
-    const stored = await this.redis.hgetall(`${key}:rows`);
+    const [stored, documents] = await Promise.all([
+      this.redis.hgetall(`${key}:rows`),
+      this.redis.hgetall(`${key}:documents`),
+    ]);
     const rows = Object.entries(stored)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([referenceId, json]) => [referenceId, JSON.parse(json) as AnnouncementRow] as [string, AnnouncementRow]);
-    return { batchId, schemaId, rows };
+    return {
+      batchId,
+      schemaId,
+      rows,
+      documents: rows.flatMap(([referenceId]) => documents[referenceId] ?? []),
+    };
   }
 
   /** Forgets a written batch (the memberships stay, so a late retry of a request does not publish it twice). */
   async clear(batchId: string): Promise<void> {
     const key = this.batchKey(batchId);
-    await this.redis.del(key, `${key}:rows`);
+    await this.redis.del(key, `${key}:rows`, `${key}:documents`);
   }
 
   /** Drops the memberships of requests that failed, so that posting them again publishes them. */

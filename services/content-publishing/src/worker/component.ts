@@ -150,7 +150,7 @@ async function startPipeline(connection: ChainConnection, shared: Shared): Promi
     maxBatch: submitter.maxBatch,
   });
   const announcing = new Announcing({
-    builder: new ContentBuilder(store, config.IPFS_GATEWAY_URL),
+    builder: new ContentBuilder(config.IPFS_GATEWAY_URL),
     book: batches,
     directory,
     store,

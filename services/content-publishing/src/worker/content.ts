@@ -7,7 +7,7 @@ import {
   type LocationInput,
   type TagInput,
 } from '@frequency-gateway/dsnp';
-import { publicUrl, type ContentStore } from '@frequency-gateway/storage';
+import { contentId, dsnpHash, publicUrl } from '@frequency-gateway/storage';
 import type { z } from 'zod';
 import type {
   BroadcastDto,
@@ -55,61 +55,80 @@ export class MissingAssetError extends Error {
   }
 }
 
+/** An announcement row and, for a broadcast, reply, update or profile, the text of its ActivityStreams document. */
+export interface Announcement {
+  row: AnnouncementRow;
+  document?: string;
+}
+
 /**
- * Turns an accepted request into its DSNP announcement. Broadcasts, replies, updates and profiles first get
- * their ActivityStreams document, stored in IPFS: the announcement carries its URL and DSNP content hash.
- * Every step is deterministic, so a retried job makes the same document, CID and row.
+ * Turns an accepted request into its DSNP announcement. Broadcasts, replies, updates and profiles also get
+ * their ActivityStreams document: the announcement carries its URL and DSNP content hash, and the document
+ * travels with the row until its batch stores it in IPFS. Every step is deterministic, so a retried job
+ * makes the same document, CID and row.
  */
 export class ContentBuilder {
   constructor(
-    private readonly store: ContentStore,
     /** IPFS_GATEWAY_URL: where the documents and assets are publicly readable. */
     private readonly gatewayTemplate: string,
   ) {}
 
-  async build(job: ContentRequestJob): Promise<AnnouncementRow> {
+  async build(job: ContentRequestJob): Promise<Announcement> {
     const fromId = job.msaId;
     switch (job.kind) {
       case 'broadcast': {
         const body = job.body as z.output<typeof BroadcastDto>;
-        return { announcementType: AnnouncementType.Broadcast, fromId, ...(await this.note(body.content, job)) };
+        const { address, document } = await this.addressed(this.note(body.content, job));
+        return { row: { announcementType: AnnouncementType.Broadcast, fromId, ...address }, document };
       }
       case 'reply': {
         const body = job.body as z.output<typeof ReplyDto>;
-        const document = await this.note(body.content, job);
-        return { announcementType: AnnouncementType.Reply, fromId, ...document, inReplyTo: body.inReplyTo };
+        const { address, document } = await this.addressed(this.note(body.content, job));
+        return {
+          row: { announcementType: AnnouncementType.Reply, fromId, ...address, inReplyTo: body.inReplyTo },
+          document,
+        };
       }
       case 'update': {
         const body = job.body as z.output<typeof UpdateDto>;
+        const { address, document } = await this.addressed(this.note(body.content, job));
         return {
-          announcementType: AnnouncementType.Update,
-          fromId,
-          ...(await this.note(body.content, job)),
-          targetAnnouncementType: TARGET_TYPE[body.targetAnnouncementType],
-          targetContentHash: body.targetContentHash,
+          row: {
+            announcementType: AnnouncementType.Update,
+            fromId,
+            ...address,
+            targetAnnouncementType: TARGET_TYPE[body.targetAnnouncementType],
+            targetContentHash: body.targetContentHash,
+          },
+          document,
         };
       }
       case 'profile': {
         const body = job.body as z.output<typeof ProfileDto>;
-        return { announcementType: AnnouncementType.Profile, fromId, ...(await this.profile(body, job)) };
+        const { address, document } = await this.addressed(this.profile(body, job));
+        return { row: { announcementType: AnnouncementType.Profile, fromId, ...address }, document };
       }
       case 'reaction': {
         const body = job.body as z.output<typeof ReactionDto>;
         return {
-          announcementType: AnnouncementType.Reaction,
-          fromId,
-          emoji: body.emoji,
-          apply: body.apply,
-          inReplyTo: body.inReplyTo,
+          row: {
+            announcementType: AnnouncementType.Reaction,
+            fromId,
+            emoji: body.emoji,
+            apply: body.apply,
+            inReplyTo: body.inReplyTo,
+          },
         };
       }
       case 'tombstone': {
         const body = job.body as z.output<typeof TombstoneDto>;
         return {
-          announcementType: AnnouncementType.Tombstone,
-          fromId,
-          targetAnnouncementType: TARGET_TYPE[body.targetAnnouncementType],
-          targetContentHash: body.targetContentHash,
+          row: {
+            announcementType: AnnouncementType.Tombstone,
+            fromId,
+            targetAnnouncementType: TARGET_TYPE[body.targetAnnouncementType],
+            targetContentHash: body.targetContentHash,
+          },
         };
       }
     }
@@ -153,8 +172,8 @@ export class ContentBuilder {
     });
   }
 
-  private async note(note: Note, job: ContentRequestJob) {
-    const document = buildNote({
+  private note(note: Note, job: ContentRequestJob): object {
+    return buildNote({
       content: note.content,
       published: new Date(note.published).toISOString(),
       ...(note.name === undefined ? {} : { name: note.name }),
@@ -162,12 +181,11 @@ export class ContentBuilder {
       tags: tags(note.tag),
       ...(note.location ? { location: note.location as LocationInput } : {}),
     });
-    return this.stored(document);
   }
 
-  private async profile(body: z.output<typeof ProfileDto>, job: ContentRequestJob) {
+  private profile(body: z.output<typeof ProfileDto>, job: ContentRequestJob): object {
     const { profile } = body;
-    const document = buildProfile({
+    return buildProfile({
       ...(profile.name === undefined ? {} : { name: profile.name }),
       ...(profile.summary === undefined ? {} : { summary: profile.summary }),
       ...(profile.published === undefined ? {} : { published: new Date(profile.published).toISOString() }),
@@ -175,14 +193,19 @@ export class ContentBuilder {
       tags: tags(profile.tag),
       ...(profile.location ? { location: profile.location as LocationInput } : {}),
     });
-    return this.stored(document);
   }
 
-  /** Stores a document; the announcement points at it by URL and DSNP hash of its exact bytes. */
-  private async stored(document: object): Promise<{ contentHash: string; url: string }> {
-    // Adding keeps it: Kubo pins what it adds, the embedded store never collects.
-    const stored = await this.store.add(new TextEncoder().encode(JSON.stringify(document)));
-    return { contentHash: stored.dsnpHash, url: publicUrl(this.gatewayTemplate, stored.cid) };
+  /**
+   * The document's exact text and where it will be: the announcement points at it by URL (its CID, worked
+   * out here) and by the DSNP hash of its bytes. It is stored with its batch, before the batch file.
+   */
+  private async addressed(
+    document: object,
+  ): Promise<{ address: { contentHash: string; url: string }; document: string }> {
+    const text = JSON.stringify(document);
+    const bytes = new TextEncoder().encode(text);
+    const cid = await contentId(bytes);
+    return { address: { contentHash: dsnpHash(bytes), url: publicUrl(this.gatewayTemplate, cid) }, document: text };
   }
 }
 

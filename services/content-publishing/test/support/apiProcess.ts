@@ -9,14 +9,38 @@ type ApiProcess = ServerProcess;
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const BUILT_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
-/** The api from its sources, or (`compiled`) from dist/ as the image runs it (after `make build`). */
-export function spawnApi(env: Record<string, string>, options: { compiled?: boolean } = {}): Promise<ApiProcess> {
-  return options.compiled ? spawnServer([BUILT_MAIN, 'api'], env, { node: [] }) : spawnServer([MAIN, 'api'], env);
+/** Node arguments of a benchmark's process from a variable, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (Node refuses those in NODE_OPTIONS). */
+export function nodeArgsFrom(variable: string): string[] {
+  return (process.env[variable] ?? '').split(/\s+/).filter(Boolean);
 }
 
-/** The worker from its sources, its health port on a free port. */
-export function spawnWorker(env: Record<string, string>): Promise<ApiProcess> {
-  return spawnServer([MAIN, 'worker'], env, { portVariable: 'WORKER_API_PORT' });
+export interface ComponentProcessOptions {
+  /** From dist/ as the image runs it (after `make build`), instead of the sources through tsx. */
+  compiled?: boolean;
+  /** More Node arguments. */
+  nodeArgs?: string[];
+}
+
+function spawnComponent(
+  role: 'api' | 'worker',
+  env: Record<string, string>,
+  options: ComponentProcessOptions,
+): Promise<ApiProcess> {
+  const node = options.compiled ? [] : ['--import', 'tsx', '--conditions=source'];
+  return spawnServer([options.compiled ? BUILT_MAIN : MAIN, role], env, {
+    node: [...node, ...(options.nodeArgs ?? [])],
+    ...(role === 'worker' ? { portVariable: 'WORKER_API_PORT' } : {}),
+  });
+}
+
+/** The api as a process of its own. */
+export function spawnApi(env: Record<string, string>, options: ComponentProcessOptions = {}): Promise<ApiProcess> {
+  return spawnComponent('api', env, options);
+}
+
+/** The worker as a process of its own, its health port on a free port. */
+export function spawnWorker(env: Record<string, string>, options: ComponentProcessOptions = {}): Promise<ApiProcess> {
+  return spawnComponent('worker', env, options);
 }
 
 /** `total` bytes of deterministic content, generated in 64 KiB chunks (never held whole). */
