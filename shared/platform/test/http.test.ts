@@ -92,6 +92,13 @@ describe('HTTP surface of a component', () => {
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('names the request id in the access line and in what the request logs', async () => {
+    await fetch(`${component.url}/v1/broken`, { headers: { 'x-request-id': 'trace-42' } });
+    const lines = component.logs.filter((line) => line.includes('"requestId":"trace-42"'));
+    expect(lines.some((line) => line.includes('unhandled error'))).toBe(true);
+    expect(lines.some((line) => line.includes('request failed') && line.includes('"route":"/v1/broken"'))).toBe(true);
+  });
+
   it('sets security headers', async () => {
     const response = await fetch(`${component.url}/livez`);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');

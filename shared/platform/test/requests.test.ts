@@ -3,7 +3,13 @@ import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { createHttpApp, createLogger, createMetricsRegistry, listen, type RunningServer } from '../src/index.js';
-import { RequestStatusStore, requestStatusRoutes, type RequestSnapshot } from '../src/requests/index.js';
+import {
+  RequestStatusStore,
+  canonicalJson,
+  referenceIdOf,
+  requestStatusRoutes,
+  type RequestSnapshot,
+} from '../src/requests/index.js';
 
 const FINAL = ['finalized', 'failed'];
 
@@ -142,5 +148,34 @@ describe('request status', () => {
       shutdown.abort();
     });
     expect(events.map((event) => event.state)).toEqual(['queued']);
+  });
+});
+
+describe('referenceIds', () => {
+  // Ids must not change between versions: a request posted again after an upgrade is still the same request.
+  it('are the same for the same request whatever its key order, and stable across versions', () => {
+    const body = {
+      content: { content: 'héllo 🌍', published: '2024-05-01T12:00:00Z', tag: [{ type: 'hashtag', name: 'x' }] },
+    };
+    const id = referenceIdOf('broadcast', { msaId: '2', body: { content: { ...body.content, z: undefined, A: 1 } } });
+    expect(id).toBe('g8qirAB111-UCHbxJGmfQEW_DLH-EfV9MhAqcOlRebk');
+    const reordered = {
+      body: {
+        content: {
+          A: 1,
+          tag: [{ name: 'x', type: 'hashtag' }],
+          published: body.content.published,
+          content: body.content.content,
+        },
+      },
+      msaId: '2',
+    };
+    expect(referenceIdOf('broadcast', reordered)).toBe(id);
+    expect(referenceIdOf('reply', reordered)).not.toBe(id);
+    const mixed = { list: [1, 'two', null, { b: 2n, a: [true, false] }], é: 'accent', ZZ: 0.5, aa: -3 };
+    expect(referenceIdOf('batch', mixed)).toBe('ouwqNMb12wcrQHKQi0oYHFh4NybMkzJsQKl1Ya7HG6k');
+    expect(canonicalJson(mixed)).toBe(
+      '{"ZZ":0.5,"aa":-3,"list":[1,"two",null,{"a":[true,false],"b":"2"}],"é":"accent"}',
+    );
   });
 });

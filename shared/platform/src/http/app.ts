@@ -44,7 +44,14 @@ function routeHandler(route: Route): RequestHandler {
   return async (req, res) => {
     res.locals.routeTemplate = route.path;
     const input = validateInput(route, { params: req.params, query: req.query, body: req.body });
-    const result = await route.handler(input as Parameters<Route['handler']>[0], { req, res, log: req.log });
+    const context = {
+      req,
+      res,
+      get log() {
+        return req.log;
+      },
+    };
+    const result = await route.handler(input as Parameters<Route['handler']>[0], context);
     if (!result) return;
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
     if (result.body === undefined) res.status(result.status).end();
@@ -93,7 +100,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.set('etag', false);
   if (options.basePath) app.use(servePathPrefix(options.basePath));
   const duration = createHttpDurationHistogram(options.metrics);
-  app.use(requestContext(options.logger, duration));
+  app.use(requestContext(app, options.logger, duration));
 
   const strict = helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
   const relaxed = helmet({ contentSecurityPolicy: false });

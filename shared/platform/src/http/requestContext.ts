@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Histogram } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 
@@ -21,27 +21,49 @@ declare module 'express-serve-static-core' {
 
 /**
  * Gives each request an id (the caller's `x-request-id` when it is sane, else a new UUID), echoes it on the
- * response, hangs a child logger on the request, and on completion records the access log line and the
- * latency histogram under the route template rather than the raw path.
+ * response, offers a child logger carrying the id as `req.log`, and on completion records the access log line
+ * and the latency histogram under the route template rather than the raw path.
+ *
+ * `req.log` is made on first use (a getter on the app's request prototype): most requests never log through
+ * it, and the access line names the request id itself.
  */
-export function requestContext(logger: Logger, duration: Histogram<'method' | 'route' | 'status'>): RequestHandler {
+export function requestContext(
+  app: Express,
+  logger: Logger,
+  duration: Histogram<'method' | 'route' | 'status'>,
+): RequestHandler {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request): Logger {
+      const log = logger.child({ requestId: this.id });
+      Object.defineProperty(this, 'log', { value: log, configurable: true });
+      return log;
+    },
+  });
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');
-    req.id = incoming && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
-    req.log = logger.child({ requestId: req.id });
-    res.setHeader('x-request-id', req.id);
+    const id = incoming && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
+    req.id = id;
+    res.setHeader('x-request-id', id);
     const started = process.hrtime.bigint();
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = res.locals.routeTemplate ?? 'unmatched';
       const status = res.writableFinished ? res.statusCode : 499;
       duration.observe({ method: req.method, route, status: String(status) }, seconds);
-      const line = { method: req.method, path: req.path, route, status, durationMs: Math.round(seconds * 1000) };
+      const line = {
+        requestId: id,
+        method: req.method,
+        path: req.path,
+        route,
+        status,
+        durationMs: Math.round(seconds * 1000),
+      };
       // A probe's 503 is the answer it asks for; the readiness controller logs each dependency change once.
-      if (QUIET_PATHS.has(req.path)) req.log.debug(line, 'request');
-      else if (status >= 500) req.log.error(line, 'request failed');
-      else if (status >= 400) req.log.warn(line, 'request rejected');
-      else req.log.info(line, 'request');
+      if (QUIET_PATHS.has(req.path)) logger.debug(line, 'request');
+      else if (status >= 500) logger.error(line, 'request failed');
+      else if (status >= 400) logger.warn(line, 'request rejected');
+      else logger.info(line, 'request');
     });
     next();
   };

@@ -5,12 +5,16 @@ import { Redis, type RedisOptions } from 'ioredis';
  * - `queued`: commands wait for the reconnection (ioredis' default); for the component's own keys.
  * - `failFast`: commands fail at once; for probes, leases and producers that must answer quickly.
  * - `blocking`: commands wait without limit, as BullMQ workers require.
+ *
+ * The first two pipeline automatically: commands issued in one turn of the event loop (many requests' status
+ * records, a batch's updates) leave in one write, which saves a system call each. Blocking connections, where
+ * BullMQ's workers wait for jobs, do not.
  */
 export type RedisMode = 'queued' | 'failFast' | 'blocking';
 
 const MODES: Record<RedisMode, RedisOptions> = {
-  queued: {},
-  failFast: { enableOfflineQueue: false, maxRetriesPerRequest: 0 },
+  queued: { enableAutoPipelining: true },
+  failFast: { enableOfflineQueue: false, maxRetriesPerRequest: 0, enableAutoPipelining: true },
   blocking: { maxRetriesPerRequest: null },
 };
 

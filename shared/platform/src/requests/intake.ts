@@ -8,14 +8,18 @@ import type { RequestStatusStore } from './store.js';
 /** JSON with object keys sorted at every level and bigints as decimal strings: one text per value. */
 export function canonicalJson(value: unknown): string {
   if (typeof value === 'bigint') return JSON.stringify(value.toString());
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  const object = value as Record<string, unknown>;
+  // The default sort orders by UTF-16 code units, as comparing with < does.
+  const keys = Object.keys(object).sort();
+  let text = '{';
+  for (const key of keys) {
+    const item = object[key];
+    if (item === undefined) continue;
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(item)}`;
   }
-  return JSON.stringify(value);
+  return `${text}}`;
 }
 
 /** The id of a request: the same request (after validation) always gets the same id. */
