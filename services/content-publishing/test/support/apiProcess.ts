@@ -43,11 +43,11 @@ export function spawnWorker(env: Record<string, string>, options: ComponentProce
   return spawnComponent('worker', env, options);
 }
 
-/** `total` bytes of deterministic content, generated in 64 KiB chunks (never held whole). */
-export async function* generatedBytes(total: number): AsyncGenerator<Uint8Array> {
+/** `total` bytes of deterministic content (another for another `seed`), generated in 64 KiB chunks (never held whole). */
+export async function* generatedBytes(total: number, seed = 0): AsyncGenerator<Uint8Array> {
   const size = 64 * 1024;
   for (let at = 0, n = 0; at < total; at += size, n++) {
-    const chunk = new Uint8Array(Math.min(size, total - at)).fill(n % 251);
+    const chunk = new Uint8Array(Math.min(size, total - at)).fill((n + seed) % 251);
     new DataView(chunk.buffer).setUint32(0, n);
     yield chunk;
   }
@@ -60,14 +60,14 @@ export async function* generatedBytes(total: number): AsyncGenerator<Uint8Array>
 export function streamUpload(
   url: string,
   total: number,
-  options: { path?: string; method?: string; type?: string; abortAfter?: number } = {},
+  options: { path?: string; method?: string; type?: string; abortAfter?: number; seed?: number } = {},
 ): Promise<{ status: number; text: string }> {
   const boundary = 'stream-upload-boundary';
   async function* body() {
     yield Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="big"\r\nContent-Type: ${options.type ?? 'video/mp4'}\r\n\r\n`,
     );
-    yield* generatedBytes(options.abortAfter ?? total);
+    yield* generatedBytes(options.abortAfter ?? total, options.seed);
     if (options.abortAfter === undefined) yield Buffer.from(`\r\n--${boundary}--\r\n`);
   }
   return new Promise((resolve, reject) => {
