@@ -23,6 +23,13 @@ const MiB = 1024 * 1024;
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
 
+/** The median of the rounds' ratios, followed by every round's, lowest first. */
+function medianOf(ratios: number[]): string {
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const median = sorted[Math.floor(sorted.length / 2)] as number;
+  return `${median.toFixed(2)} (rounds ${sorted.map((ratio) => ratio.toFixed(2)).join(', ')})`;
+}
+
 interface Saturation {
   rps: number;
   p99: number;
@@ -97,12 +104,11 @@ try {
   });
   const bare = sum((round) => round.bare);
   const intake = sum((round) => round.api);
-  const ratios = rounds.map((round) => round.api.rps / round.bare.rps).sort((x, y) => x - y);
   line('broadcast intake, baseline: bare Express + LPUSH', `${bare.rps.toFixed(0)} req/s, p99 ${bare.p99} ms`);
   line('broadcast intake, POST /v1/content/{msaId}/broadcast', `${intake.rps.toFixed(0)} req/s, p99 ${intake.p99} ms`);
   line(
     `ratio api / baseline, median of ${INTAKE_ROUNDS} rounds (goal ≥ 0.5)`,
-    `${(ratios[Math.floor(ratios.length / 2)] as number).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+    medianOf(rounds.map((round) => round.api.rps / round.bare.rps)),
   );
   line('non-2xx answers or errors (api, baseline)', `${intake.errors}, ${bare.errors}`);
 
@@ -136,13 +142,12 @@ try {
   const mibPerSecond = (seconds: number) => (UPLOAD_BYTES / MiB / seconds).toFixed(0);
   const mean = (pick: (round: { direct: number; api: number }) => number) =>
     uploads.reduce((total, round) => total + pick(round), 0) / uploads.length;
-  const uploadRatios = uploads.map((round) => round.direct / round.api).sort((x, y) => x - y);
   const size = `${(UPLOAD_BYTES / MiB).toFixed(0)} MiB`;
   line(`upload of ${size}, baseline: store.add directly`, `${mibPerSecond(mean((round) => round.direct))} MiB/s`);
   line('upload through POST /v2/asset/upload', `${mibPerSecond(mean((round) => round.api))} MiB/s (${status})`);
   line(
     `ratio api / direct, median of ${UPLOAD_ROUNDS} rounds (goal ≥ 0.8)`,
-    `${(uploadRatios[Math.floor(uploadRatios.length / 2)] as number).toFixed(2)} (rounds ${uploadRatios.map((r) => r.toFixed(2)).join(', ')})`,
+    medianOf(uploads.map((round) => round.direct / round.api)),
   );
   line('api peak RSS growth during an upload (goal < 64 MiB)', `${(peakGrowth / MiB).toFixed(1)} MiB`);
 } finally {
