@@ -190,14 +190,20 @@ export class CapacityMonitor {
     this.state = state;
     this.gauges.remaining?.set(Number(state.remaining));
     this.gauges.used?.set(Number(state.usedByService));
-    if (!state.available && !this.paused) {
-      await Promise.all(this.options.pausable.map((queue) => queue.pause()));
-      this.paused = true;
-    } else if (state.available && this.paused) {
-      await Promise.all(this.options.pausable.map((queue) => queue.resume()));
-      this.paused = false;
+    // The decision shows at once (with the state in /healthz), and a check running meanwhile does not repeat it;
+    // pausing waits for the jobs under way, and a pause or resume that fails is tried again at the next check.
+    const pause = !state.available;
+    if (pause !== this.paused) {
+      this.paused = pause;
+      this.gauges.paused?.set(pause ? 1 : 0);
+      try {
+        await Promise.all(this.options.pausable.map((queue) => (pause ? queue.pause() : queue.resume())));
+      } catch (error) {
+        this.paused = !pause;
+        this.gauges.paused?.set(this.paused ? 1 : 0);
+        throw error;
+      }
     }
-    this.gauges.paused?.set(this.paused ? 1 : 0);
   }
 
   current(): CapacityState | undefined {
