@@ -9,6 +9,9 @@ export type RequestState = (typeof REQUEST_STATES)[number];
 
 export const FINAL_STATES: readonly RequestState[] = ['finalized', 'failed'];
 
+/** The name the intake goes by: its counter, and its stream (`<prefix>:intake:account`) from api to worker. */
+export const INTAKE_SERVICE = 'account';
+
 export function requestStatusStore(redis: Redis, prefix: string, ttlSeconds: number): RequestStatusStore {
   return new RequestStatusStore(redis, { prefix, ttlSeconds, finalStates: FINAL_STATES });
 }

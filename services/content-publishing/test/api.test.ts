@@ -50,6 +50,7 @@ describe('content publishing api', () => {
 
   it('GET /dev/request/{jobId} shows a job of any queue; 404 for an unknown one', async () => {
     const { body } = await broadcast('dev lookup');
+    await stack.drained();
     const job = await call(stack.url, 'GET', `/dev/request/${body.referenceId}`);
     expect(job.status).toBe(200);
     expect(job.body).toMatchObject({
@@ -67,6 +68,7 @@ describe('content publishing api', () => {
       const answer = await call(stack.url, 'POST', `/dev/dummy/announcement/${kind}/2`);
       expect(answer.status).toBe(201);
       expect(answer.body.referenceIds).toHaveLength(2);
+      await stack.drained();
       const job = await call(stack.url, 'GET', `/dev/request/${answer.body.referenceIds[0]}`);
       expect(job.body.data.kind).toBe(kind);
     }

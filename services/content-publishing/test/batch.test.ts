@@ -48,7 +48,7 @@ describe('batch announcements', () => {
       const answer = await call(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
       expect(answer.status).toBe(202);
       expect(Object.keys(answer.body)).toEqual(['referenceId']);
-      const job = (await publish.getJob(answer.body.referenceId))!;
+      const job = (await stack.jobOf(publish, answer.body.referenceId))!;
       expect(job.name).toBe('batch-files');
       expect(job.data).toMatchObject({
         referenceId: answer.body.referenceId,
@@ -125,7 +125,7 @@ describe('batch announcements', () => {
       ]);
       const [first, second] = answer.body.files as { referenceId: string; cid: string }[];
       expect(first!.referenceId).not.toBe(second!.referenceId);
-      expect((await publish.getJob(first!.referenceId))!.data.files).toEqual([
+      expect((await stack.jobOf(publish, first!.referenceId))!.data.files).toEqual([
         { cid: first!.cid, schemaId: broadcastSchema },
       ]);
     });

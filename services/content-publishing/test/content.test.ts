@@ -21,7 +21,7 @@ describe('content routes', () => {
     expect(answer.status).toBe(400);
     return answer.body.message as string[];
   };
-  const jobOf = async (referenceId: string) => (await requests.getJob(referenceId))!;
+  const jobOf = async (referenceId: string) => (await stack.jobOf(requests, referenceId))!;
 
   beforeAll(async () => {
     stack = await startApiStack();
@@ -92,6 +92,7 @@ describe('content routes', () => {
     // The same request again: same referenceId, still one job.
     const again = await post('POST', '/v1/content/2/broadcast', body);
     expect(again.body.referenceId).toBe(referenceId);
+    await stack.drained();
     expect(await requests.getJobCounts('waiting')).toMatchObject({ waiting: 1 });
     // Another user, another request.
     expect((await post('POST', '/v1/content/3/broadcast', body)).body.referenceId).not.toBe(referenceId);
@@ -129,7 +130,7 @@ describe('content routes', () => {
     const status = requestStatusStore(stack.redis, TEST_PREFIX, 60);
     await status.update(referenceId, 'failed', { error: { message: 'no delegation' } });
     expect((await post('POST', '/v1/content/9/broadcast', body)).body.referenceId).toBe(referenceId);
-    expect(await requests.getJob(referenceId)).toBeDefined();
+    expect(await stack.jobOf(requests, referenceId)).toBeDefined();
     expect((await post('GET', `/v1/requests/${referenceId}`)).body.state).toBe('queued');
   });
 

@@ -48,7 +48,7 @@ describe('on-chain content', () => {
     const answer = await post({ schemaId: ON_CHAIN, payload: '0xAB12', published: PUBLISHED });
     expect(answer.status).toBe(202);
     expect(Object.keys(answer.body)).toEqual(['referenceId']);
-    const job = (await publish.getJob(answer.body.referenceId))!;
+    const job = (await stack.jobOf(publish, answer.body.referenceId))!;
     expect(job.name).toBe('on-chain');
     expect(job.data).toEqual({
       referenceId: answer.body.referenceId,
@@ -68,7 +68,7 @@ describe('on-chain content', () => {
       published: PUBLISHED,
     });
     expect(answer.status).toBe(202);
-    expect((await publish.getJob(answer.body.referenceId))!.data).toMatchObject({
+    expect((await stack.jobOf(publish, answer.body.referenceId))!.data).toMatchObject({
       schemaId: ON_CHAIN,
       onBehalfOf: dave.toString(),
     });

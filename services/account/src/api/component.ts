@@ -3,6 +3,7 @@ import {
   apiVariables,
   commonVariables,
   Intake,
+  intakeStream,
   openRedis,
   requestStatusRoutes,
   requestStatusVariables,
@@ -13,7 +14,7 @@ import {
 import { z } from 'zod';
 import { transactionNotifyWebhook } from '../notifications.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
-import { requestRecordSchema, requestStatusStore } from '../requests.js';
+import { INTAKE_SERVICE, requestRecordSchema, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
 import { accountRoutes } from './accountRoutes.js';
 import { delegationRoutes } from './delegationRoutes.js';
@@ -89,8 +90,9 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');
     const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
-    const intake = new Intake(queues, status, logger, metrics, {
-      service: 'account',
+    const intake = new Intake(status, logger, metrics, {
+      service: INTAKE_SERVICE,
+      stream: intakeStream(config.CACHE_KEY_PREFIX, INTAKE_SERVICE),
       // A sign-up job retries its submission a few times (the node away, a nonce race); its outcome on chain is
       // the tracker's business, not the job's.
       jobOptions: {

@@ -25,6 +25,7 @@ import {
   type ConfigOf,
   type Job,
   type JobContext,
+  startIntakeRelay,
 } from '@frequency-gateway/platform';
 import {
   transactionWebhookVariables,
@@ -37,7 +38,7 @@ import { z } from 'zod';
 import type { TransactionJob } from '../jobs.js';
 import { transactionNotifyWebhook } from '../notifications.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
-import { requestStatusStore } from '../requests.js';
+import { INTAKE_SERVICE, requestStatusStore } from '../requests.js';
 import { version } from '../version.js';
 import { AccountTransactions, CapacityShortError, RefusedError } from './transactions.js';
 
@@ -152,6 +153,7 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
       : undefined;
     delivery?.start();
     const notifier = new TransactionNotifier(delivery, config.WEBHOOK_BASE_URL);
+    const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
 
     const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection) =>
       startPipeline(connection, runtime, notifier),
@@ -160,6 +162,7 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
     return {
       webhooks: [transactionNotifyWebhook],
       stop: async () => {
+        await relay.stop();
         await queues.closeWorkers(10_000);
         await pipeline.stop();
         await chain.close();

@@ -3,6 +3,7 @@ import {
   apiVariables,
   badRequest,
   Intake,
+  intakeStream,
   openRedis,
   commonVariables,
   requestStatusRoutes,
@@ -15,7 +16,7 @@ import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { SchemaDirectory } from '@frequency-gateway/chain';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { requestRecordSchema, requestStatusStore, requestStatusVariables } from '../requests.js';
+import { INTAKE_SERVICE, requestRecordSchema, requestStatusStore, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
 import { AssetCatalog, BATCH_MIME_TYPES, uploadMiddleware } from './assets.js';
 import { assetRoutes } from './assetRoutes.js';
@@ -67,7 +68,10 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');
     const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
-    const intake = new Intake(queues, status, logger, metrics, { service: 'content' });
+    const intake = new Intake(status, logger, metrics, {
+      service: INTAKE_SERVICE,
+      stream: intakeStream(config.CACHE_KEY_PREFIX, INTAKE_SERVICE),
+    });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
     const limits = { maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES, maxFiles: config.FILE_UPLOAD_COUNT_LIMIT };

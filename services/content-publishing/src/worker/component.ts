@@ -24,6 +24,7 @@ import {
   type ConfigOf,
   type Job,
   type JobContext,
+  startIntakeRelay,
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables, type ContentStore } from '@frequency-gateway/storage';
 import {
@@ -38,7 +39,7 @@ import { z } from 'zod';
 import { SchemaDirectory } from '@frequency-gateway/chain';
 import type { ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { requestStatusStore, requestStatusVariables } from '../requests.js';
+import { INTAKE_SERVICE, requestStatusStore, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
 import { Announcing, type CloseBatchJob } from './announcing.js';
 import { BatchBook } from './batches.js';
@@ -236,6 +237,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
+    const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
     const delivery = config.WEBHOOK_BASE_URL
       ? new WebhookDelivery({ queues, settings: webhookSettings(config), logger, metrics })
       : undefined;
@@ -252,6 +254,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     return {
       stop: async () => {
         // Jobs finish with the chain still there; a pipeline still waiting for the node never starts.
+        await relay.stop();
         await queues.closeWorkers(10_000);
         await pipeline.stop();
         await chain.close();

@@ -5,10 +5,19 @@ import { PassThrough } from 'node:stream';
 import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
-import { Queue } from 'bullmq';
+import {
+  createLogger,
+  createMetricsRegistry,
+  intakeStream,
+  IntakeRelay,
+  JobQueues,
+  startComponent,
+  type StartedComponent,
+} from '@frequency-gateway/platform';
+import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { contentPublishingApi } from '../../src/api/component.js';
+import { INTAKE_SERVICE } from '../../src/requests.js';
 
 /** The api on a real Redis server, a devchain over WebSocket and the embedded content store. */
 export interface ApiStack {
@@ -24,6 +33,10 @@ export interface ApiStack {
   storeDir: string;
   /** A client of one of the service's queues (closed with the stack), to read the jobs the api added. */
   queue<T>(name: string): Queue<T>;
+  /** Resolves once the relay has moved every accepted request into its queue (the intake stream is empty). */
+  drained(): Promise<void>;
+  /** A job of a queue once the relay has moved what was accepted so far. */
+  jobOf<T>(queue: Queue<T>, id: string): Promise<Job<T> | undefined>;
   close(): Promise<void>;
 }
 
@@ -51,6 +64,20 @@ export async function startApiStack(
   const chain = await connectChain({ url: devchain.url });
   const redis = new Redis(redisServer.url);
   const queues: Queue[] = [];
+  // The worker's relay, in this process: it moves accepted requests from the intake stream into their queues.
+  const logger = createLogger({ component: 'relay', level: 'fatal', pretty: false, destination: new PassThrough() });
+  const metrics = createMetricsRegistry('relay');
+  const jobQueues = new JobQueues({ redisUrl: redisServer.url, keyPrefix: TEST_PREFIX, logger, metrics });
+  const stream = intakeStream(TEST_PREFIX, INTAKE_SERVICE);
+  const relay = new IntakeRelay({ redisUrl: redisServer.url, stream, queues: jobQueues, logger, metrics });
+  relay.start();
+  const drained = async () => {
+    const deadline = Date.now() + 10_000;
+    while ((await redis.xlen(stream)) > 0) {
+      if (Date.now() > deadline) throw new Error('the intake relay did not empty the stream within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   const stack: ApiStack = {
     api,
     url: api.url,
@@ -64,7 +91,14 @@ export async function startApiStack(
       queues.push(queue as Queue);
       return queue;
     },
+    drained,
+    jobOf: async <T>(queue: Queue<T>, id: string) => {
+      await drained();
+      return queue.getJob(id);
+    },
     close: async () => {
+      await relay.stop();
+      await jobQueues.close();
       await Promise.all(queues.map((queue) => queue.close()));
       redis.disconnect();
       await api.stop();

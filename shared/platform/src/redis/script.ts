@@ -3,26 +3,27 @@ import type { Redis } from 'ioredis';
 
 /**
  * A Lua script run by its SHA (EVALSHA), its text sent only when Redis does not know it yet (first use, or
- * after a restart or SCRIPT FLUSH). Keys are declared, so the script stays valid for Redis' key checks.
+ * after a restart or SCRIPT FLUSH). Keys are declared, so the script stays valid for Redis' key checks. A
+ * script built without a number of keys takes as many as each call gives (one record or many).
  */
 export class RedisScript {
   private readonly sha: string;
 
   constructor(
     private readonly source: string,
-    private readonly numberOfKeys: number,
+    private readonly numberOfKeys?: number,
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
   async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[] = []): Promise<unknown> {
-    if (keys.length !== this.numberOfKeys)
+    if (this.numberOfKeys !== undefined && keys.length !== this.numberOfKeys)
       throw new RangeError(`the script takes ${this.numberOfKeys} keys, ${keys.length} given`);
     try {
-      return await redis.evalsha(this.sha, this.numberOfKeys, ...keys, ...args);
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.source, this.numberOfKeys, ...keys, ...args);
+      return redis.eval(this.source, keys.length, ...keys, ...args);
     }
   }
 }

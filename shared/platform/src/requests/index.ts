@@ -3,3 +3,4 @@ export * from './routes.js';
 export * from './intake.js';
 export * from './variables.js';
 export * from './details.js';
+export * from './relay.js';

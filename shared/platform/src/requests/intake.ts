@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
-import type { JobQueues, JobsOptions } from '../queues/index.js';
+import type { JobsOptions } from '../queues/index.js';
+import { TurnBatch, type ItemOutcome } from '../redis/turnBatch.js';
 import type { RequestStatusStore } from './store.js';
 
 /** JSON with object keys sorted at every level and bigints as decimal strings: one text per value. */
@@ -43,9 +44,27 @@ export interface Accepted {
   state: string;
 }
 
+/** The Redis stream where an api's accepted requests wait for a worker's relay to queue them. */
+export function intakeStream(keyPrefix: string, service: string): string {
+  return `${keyPrefix}:intake:${service}`;
+}
+
+/** The fields of an intake stream entry (the script adds `outcome`: created, restarted or existing). */
+export type IntakeEntry = {
+  referenceId: string;
+  queue: string;
+  name: string;
+  /** The job's data, as JSON. */
+  data: string;
+  /** The job's BullMQ options, as JSON (its id is the referenceId). */
+  opts: string;
+};
+
 export interface IntakeOptions {
   /** Names the counter `<service>_requests_accepted_total`. */
   service: string;
+  /** The intake stream (see intakeStream), which the service's workers relay into their queues. */
+  stream: string;
   /** The BullMQ options of every job (the job id is always the referenceId). */
   jobOptions?: JobsOptions;
 }
@@ -64,16 +83,27 @@ export interface IntakeRequest<T> {
   details?: Record<string, unknown>;
 }
 
+interface Submitted {
+  request: IntakeRequest<unknown>;
+  entry: IntakeEntry;
+}
+
 /**
- * Accepting a request: a deterministic referenceId, a status record, and a job in Redis before the caller
+ * Accepting a request: a deterministic referenceId, a status record, and the job in Redis before the caller
  * hears back. The same request posted again returns the same id and queues nothing new, unless it had failed:
  * then it starts over.
+ *
+ * The job goes to the service's intake stream, in the script that writes the record (one round trip, and the
+ * record never exists without its job); the workers' IntakeRelay moves it into its BullMQ queue. Requests
+ * accepted in the same turn of the event loop share that script, so a busy api makes one round trip per turn
+ * rather than per request.
  */
 export class Intake {
   private readonly accepted: Counter<'kind' | 'outcome'>;
+  private readonly batch = new TurnBatch<Submitted, Accepted>((items) => this.write(items));
+  private readonly jobOptions: string;
 
   constructor(
-    private readonly queues: JobQueues,
     private readonly status: RequestStatusStore,
     private readonly logger: Logger,
     metrics: Registry,
@@ -85,40 +115,44 @@ export class Intake {
       labelNames: ['kind', 'outcome'],
       registers: [metrics],
     });
+    this.jobOptions = JSON.stringify(options.jobOptions ?? DEFAULT_JOB_OPTIONS);
   }
 
   async accept<T>(request: IntakeRequest<T>): Promise<Accepted> {
     const referenceId = referenceIdOf(request.kind, request.identity);
-    const queue = this.queues.queue(request.queue);
+    const entry: IntakeEntry = {
+      referenceId,
+      queue: request.queue,
+      name: typeof request.jobName === 'string' ? request.jobName : request.jobName(referenceId),
+      data: JSON.stringify(request.job(referenceId)),
+      opts: this.jobOptions,
+    };
     try {
-      const record = await this.status.create(
-        referenceId,
-        { ...request.details, state: 'queued', kind: request.kind, msaId: request.msaId },
-        ['failed'],
-      );
-      if (record === 'restarted') await queue.remove(referenceId).catch(() => 0);
-      // A repeated request whose record is still queued gets its job added again: harmless (BullMQ keeps one
-      // job per id) and it puts back a job lost between a record and its job. The worker moves a record off
-      // queued when it takes the job, so a request under way or done is never queued twice.
-      const state = record === 'existing' ? ((await this.status.get(referenceId))?.state ?? 'queued') : 'queued';
-      const add = state === 'queued';
-      if (add) {
-        try {
-          const name = typeof request.jobName === 'string' ? request.jobName : request.jobName(referenceId);
-          await queue.add(name, request.job(referenceId), {
-            ...(this.options.jobOptions ?? DEFAULT_JOB_OPTIONS),
-            jobId: referenceId,
-          });
-        } catch (error) {
-          if (record === 'created') await this.status.remove(referenceId).catch(() => undefined);
-          throw error;
-        }
-      }
-      this.accepted.inc({ kind: request.kind, outcome: record === 'existing' ? 'repeated' : 'new' });
-      return { referenceId, fresh: record !== 'existing', state };
+      const accepted = await this.batch.submit({ request, entry });
+      this.accepted.inc({ kind: request.kind, outcome: accepted.fresh ? 'new' : 'repeated' });
+      return accepted;
     } catch (error) {
       this.logger.warn({ err: error, kind: request.kind }, 'could not queue a request');
       throw serviceUnavailable('The request could not be queued (Redis is not reachable); try again');
     }
+  }
+
+  /** Records a turn's requests and appends their jobs to the intake stream, in one script. */
+  private async write(items: Submitted[]): Promise<ItemOutcome<Accepted>[]> {
+    const records = await this.status.createMany(
+      items.map(({ request, entry }) => ({
+        referenceId: entry.referenceId,
+        fields: { ...request.details, state: 'queued', kind: request.kind, msaId: request.msaId },
+        entry,
+      })),
+      // A repeated request whose record is still queued gets its entry again: harmless (BullMQ keeps one job
+      // per id) and it puts back a job lost on the way. The worker moves a record off queued when it takes the
+      // job, so a request under way or done is never queued twice.
+      { restartFrom: ['failed'], outbox: this.options.stream },
+    );
+    return records.map(({ outcome, state }, index) => ({
+      ok: true,
+      value: { referenceId: (items[index] as Submitted).entry.referenceId, fresh: outcome !== 'existing', state },
+    }));
   }
 }

@@ -34,44 +34,82 @@ export interface RequestStatusOptions {
   finalStates: readonly string[];
 }
 
+/** A request to record: its id, the fields its record starts with (its state among them), its outbox entry. */
+export interface NewRequest {
+  referenceId: string;
+  fields: { state: string } & Record<string, unknown>;
+  /** Appended to the outbox stream (see createMany), as field/value pairs. */
+  entry?: Record<string, string>;
+}
+
+/** What recording a request came to, and the request's state now. */
+export interface CreateOutcome {
+  outcome: 'created' | 'restarted' | 'existing';
+  state: string;
+}
+
 export type RequestListener = (record: RequestSnapshot) => void;
 
 const HISTORY_LIMIT = 50;
 
-// KEYS: record hash, history list. ARGV: ttl, channel, at, number of states a record may restart from,
-// those states (JSON-encoded), then field/JSON value pairs (state among them).
+// KEYS: the outbox stream when there is one, then the record hash and history list of each request. ARGV: ttl,
+// at, 1 when there is an outbox, the number of states a record may restart from, those states (JSON-encoded),
+// then for each request: its channel, its number of fields and field/JSON value pairs (state among them), its
+// number of outbox fields and their name/value pairs. Answers, for each request, its outcome and its state now
+// (JSON-encoded).
 const CREATE = new RedisScript(
   `
-local current = redis.call('HGET', KEYS[1], 'state')
+local at = cjson.encode(ARGV[2])
+local outbox = ARGV[3] == '1'
 local restartable = tonumber(ARGV[4])
-if current then
-  local restart = false
-  for i = 5, 4 + restartable do if current == ARGV[i] then restart = true end end
-  if not restart then return 0 end
+local cursor = 5 + restartable
+local answers = {}
+for k = outbox and 2 or 1, #KEYS, 2 do
+  local record, history = KEYS[k], KEYS[k + 1]
+  local channel, count = ARGV[cursor], tonumber(ARGV[cursor + 1])
+  local first, last = cursor + 2, cursor + 1 + 2 * count
+  local entryCount = tonumber(ARGV[last + 1])
+  local entryFirst, entryLast = last + 2, last + 1 + 2 * entryCount
+  cursor = entryLast + 1
+  local state
+  for i = first, last, 2 do if ARGV[i] == 'state' then state = ARGV[i + 1] end end
+  local current = redis.call('HGET', record, 'state')
+  local outcome = current and 'existing' or 'created'
+  if current then
+    for i = 5, 4 + restartable do if current == ARGV[i] then outcome = 'restarted' end end
+  end
+  if outcome == 'existing' then
+    table.insert(answers, outcome)
+    table.insert(answers, current)
+  else
+    local version = 1
+    local createdAt = at
+    if current then
+      version = tonumber(redis.call('HGET', record, 'version') or '0') + 1
+      createdAt = redis.call('HGET', record, 'createdAt') or at
+      redis.call('DEL', record)
+    end
+    local parts = {}
+    for i = first, last, 2 do table.insert(parts, '"' .. ARGV[i] .. '":' .. ARGV[i + 1]) end
+    redis.call('HSET', record, 'version', version, 'createdAt', createdAt, 'updatedAt', at, unpack(ARGV, first, last))
+    redis.call('RPUSH', history, '{"state":' .. state .. ',"at":' .. at .. '}')
+    redis.call('LTRIM', history, -${HISTORY_LIMIT}, -1)
+    redis.call('EXPIRE', record, ARGV[1])
+    redis.call('EXPIRE', history, ARGV[1])
+    table.insert(parts, '"version":' .. version)
+    table.insert(parts, '"createdAt":' .. createdAt)
+    table.insert(parts, '"updatedAt":' .. at)
+    redis.call('PUBLISH', channel, '{' .. table.concat(parts, ',') .. '}')
+    table.insert(answers, outcome)
+    table.insert(answers, state)
+  end
+  -- A new record, or one still in the state it starts with (its entry may have been lost), gets its entry.
+  if outbox and entryCount > 0 and (outcome ~= 'existing' or current == state) then
+    redis.call('XADD', KEYS[1], '*', 'outcome', outcome, unpack(ARGV, entryFirst, entryLast))
+  end
 end
-local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0') + 1
-local createdAt = redis.call('HGET', KEYS[1], 'createdAt') or cjson.encode(ARGV[3])
-redis.call('DEL', KEYS[1])
-local state
-local parts = {}
-for i = 5 + restartable, #ARGV, 2 do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  if ARGV[i] == 'state' then state = ARGV[i + 1] end
-  table.insert(parts, '"' .. ARGV[i] .. '":' .. ARGV[i + 1])
-end
-local at = cjson.encode(ARGV[3])
-redis.call('HSET', KEYS[1], 'version', version, 'createdAt', createdAt, 'updatedAt', at)
-redis.call('RPUSH', KEYS[2], '{"state":' .. state .. ',"at":' .. at .. '}')
-redis.call('LTRIM', KEYS[2], -${HISTORY_LIMIT}, -1)
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
-table.insert(parts, '"version":' .. version)
-table.insert(parts, '"createdAt":' .. createdAt)
-table.insert(parts, '"updatedAt":' .. at)
-redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
-return current and 2 or 1
+return answers
 `,
-  2,
 );
 
 // KEYS: record hash, history list. ARGV: ttl, channel, at, number of final states, those states
@@ -155,18 +193,46 @@ export class RequestStatusStore {
    */
   async create(
     referenceId: string,
-    fields: { state: string } & Record<string, unknown>,
+    fields: NewRequest['fields'],
     restartFrom: readonly string[] = [],
-  ): Promise<'created' | 'restarted' | 'existing'> {
-    const outcome = (await CREATE.run(this.redis, this.keys(referenceId), [
+  ): Promise<CreateOutcome['outcome']> {
+    const [created] = await this.createMany([{ referenceId, fields }], { restartFrom });
+    return (created as CreateOutcome).outcome;
+  }
+
+  /**
+   * Records many requests in one script (what an api accepted in one turn of its event loop), with what
+   * `create` answers for each and each one's state now: the new state, or the state of the record found.
+   *
+   * With an `outbox` stream, a request's `entry` is appended to it in the same script when its record is new
+   * or restarted, or is still in the state it starts with, with its `outcome` as one more field: the record and
+   * the work it stands for are written together or not at all.
+   */
+  async createMany(
+    requests: readonly NewRequest[],
+    options: { restartFrom?: readonly string[]; outbox?: string } = {},
+  ): Promise<CreateOutcome[]> {
+    if (requests.length === 0) return [];
+    const restartFrom = options.restartFrom ?? [];
+    const keys: string[] = options.outbox ? [options.outbox] : [];
+    const args: (string | number)[] = [
       this.options.ttlSeconds,
-      this.channel(referenceId),
       new Date().toISOString(),
+      options.outbox ? 1 : 0,
       restartFrom.length,
       ...restartFrom.map((state) => JSON.stringify(state)),
-      ...encodeFields({ referenceId, ...fields }),
-    ])) as number;
-    return outcome === 1 ? 'created' : outcome === 2 ? 'restarted' : 'existing';
+    ];
+    for (const { referenceId, fields, entry = {} } of requests) {
+      keys.push(...this.keys(referenceId));
+      const pairs = encodeFields({ referenceId, ...fields });
+      const entryPairs = Object.entries(entry).flat();
+      args.push(this.channel(referenceId), pairs.length / 2, ...pairs, entryPairs.length / 2, ...entryPairs);
+    }
+    const answers = (await CREATE.run(this.redis, keys, args)) as string[];
+    return requests.map((_request, index) => ({
+      outcome: answers[2 * index] as CreateOutcome['outcome'],
+      state: JSON.parse(answers[2 * index + 1] as string) as string,
+    }));
   }
 
   /**
