@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { startDevchain } from '@frequency-gateway/devchain';
-import { startRedisServer } from '@frequency-gateway/devstack';
+import { cpuSeconds, startRedisServer, type ServerProcess } from '@frequency-gateway/devstack';
 import { EmbeddedStore } from '@frequency-gateway/storage';
 import { generatedBytes, nodeArgsFrom, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
 
@@ -34,13 +34,19 @@ interface Saturation {
   rps: number;
   p99: number;
   errors: number;
+  /** CPU time the server process spent per answered request, in microseconds. */
+  cpuPerRequest: number;
 }
 
-/** Saturates one route with distinct broadcast bodies (each a new request) and reports throughput and p99. */
-async function saturate(url: string, seconds = INTAKE_SECONDS): Promise<Saturation> {
+/**
+ * Saturates one route of a server with distinct broadcast bodies (each a new request) and reports throughput,
+ * p99 and the server's CPU time per request (steadier than throughput on a shared host).
+ */
+async function saturate(server: ServerProcess, seconds = INTAKE_SECONDS): Promise<Saturation> {
   let n = 0;
+  const cpuBefore = cpuSeconds(server.pid);
   const result = await autocannon({
-    url: `${url}/v1/content/2/broadcast`,
+    url: `${server.url}/v1/content/2/broadcast`,
     method: 'POST',
     connections: 32,
     duration: seconds,
@@ -61,7 +67,13 @@ async function saturate(url: string, seconds = INTAKE_SECONDS): Promise<Saturati
       },
     ],
   });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors };
+  const cpu = cpuSeconds(server.pid) - cpuBefore;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    cpuPerRequest: (cpu / Math.max(1, result.requests.total)) * 1e6,
+  };
 }
 
 const redis = await startRedisServer();
@@ -86,19 +98,20 @@ const baselineServer = await spawnServer([fileURLToPath(new URL('baseline.ts', i
 });
 
 try {
-  await saturate(baselineServer.url); // warm-up of both, so neither pays for JIT in its measured run
-  await saturate(api.url);
+  await saturate(baselineServer); // warm-up of both, so neither pays for JIT in its measured run
+  await saturate(api);
   // Short rounds of each in turn, so a change in the machine's speed during the run (it shares its host)
   // weighs on both sides alike; each round gives a ratio and the median is reported.
   const rounds: { bare: Saturation; api: Saturation }[] = [];
   for (let round = 0; round < INTAKE_ROUNDS; round++) {
-    const first = round % 2 === 0 ? baselineServer.url : api.url;
-    const second = first === api.url ? baselineServer.url : api.url;
+    const first = round % 2 === 0 ? baselineServer : api;
+    const second = first === api ? baselineServer : api;
     const [a, b] = [await saturate(first), await saturate(second)];
-    rounds.push(first === api.url ? { api: a, bare: b } : { bare: a, api: b });
+    rounds.push(first === api ? { api: a, bare: b } : { bare: a, api: b });
   }
   const sum = (pick: (round: (typeof rounds)[number]) => Saturation) => ({
     rps: rounds.reduce((total, round) => total + pick(round).rps, 0) / rounds.length,
+    cpuPerRequest: rounds.reduce((total, round) => total + pick(round).cpuPerRequest, 0) / rounds.length,
     p99: Math.max(...rounds.map((round) => pick(round).p99)),
     errors: rounds.reduce((total, round) => total + pick(round).errors, 0),
   });
@@ -109,6 +122,12 @@ try {
   line(
     `ratio api / baseline, median of ${INTAKE_ROUNDS} rounds (goal ≥ 0.5)`,
     medianOf(rounds.map((round) => round.api.rps / round.bare.rps)),
+  );
+  line(
+    'CPU per request, api and baseline (µs)',
+    `${intake.cpuPerRequest.toFixed(0)}, ${bare.cpuPerRequest.toFixed(0)}; baseline / api, median ${medianOf(
+      rounds.map((round) => round.bare.cpuPerRequest / round.api.cpuPerRequest),
+    )}`,
   );
   line('non-2xx answers or errors (api, baseline)', `${intake.errors}, ${bare.errors}`);
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
@@ -25,7 +25,7 @@ export function canonicalJson(value: unknown): string {
 
 /** The id of a request: the same request (after validation) always gets the same id. */
 export function referenceIdOf(kind: string, identity: unknown): string {
-  return createHash('sha256').update(kind).update('\0').update(canonicalJson(identity)).digest('base64url');
+  return hash('sha256', `${kind}\0${canonicalJson(identity)}`, 'base64url');
 }
 
 /** Retries of a job, and how long finished jobs stay visible in /queues. */
