@@ -121,7 +121,7 @@ try {
   line('capacity transactions used (messages in them)', `${transactions} (${calls})`);
   line(`CPU seconds in ${((done - started) / 1000).toFixed(1)} s`, cpu.join(', '));
   line(
-    'chain-side limit: calls per capacity batch × messages per block',
+    'chain-side limit: calls per batch × messages per block',
     `${maxBatch} × ${perBlock} (each message a batch file of up to BATCH_MAX_COUNT = 1000 rows)`,
   );
 } finally {
