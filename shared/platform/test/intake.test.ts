@@ -234,3 +234,28 @@ describe('Intake and IntakeRelay', () => {
     expect(await queues.queue('later').getJob(accepted.referenceId)).toBeDefined();
   });
 });
+
+describe('IntakeRelay shutdown', () => {
+  it('stops within its grace period while Redis is away', async () => {
+    const server = await startRedisServer();
+    const logger = createLogger({
+      component: 'test',
+      level: 'fatal',
+      pretty: false,
+      destination: captureLogLines().stream,
+    });
+    const metrics = createMetricsRegistry('test');
+    const queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'down', logger, metrics });
+    const relay = new IntakeRelay({ redisUrl: server.url, stream: 'down:intake:test', queues, logger, metrics });
+    relay.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await server.kill('SIGKILL');
+    // The relay's commands now wait for Redis; stopping does not.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const started = Date.now();
+    await relay.stop(1_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await queues.close(100);
+    await server.stop();
+  });
+});

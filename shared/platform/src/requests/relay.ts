@@ -112,12 +112,17 @@ export class IntakeRelay {
     this.running ??= this.run();
   }
 
-  /** Finishes the batch under way (its entries stay in the stream if it cannot) and closes the connections. */
-  async stop(): Promise<void> {
+  /**
+   * Lets the batch under way finish for up to `graceMs`, then closes the connections. A batch that cannot finish
+   * leaves its entries in the stream for the next relay. While Redis is away the loop is not waited for past the
+   * grace: a command queued for the reconnection never settles once ioredis closes its connection, so the loop
+   * stays parked on it and holds nothing that keeps the process alive.
+   */
+  async stop(graceMs = 5_000): Promise<void> {
     this.stopping = true;
     this.stopped.abort();
     if (this.reading || !this.running) this.connection.disconnect();
-    await this.running;
+    await Promise.race([this.running, sleep(graceMs, undefined, { ref: false })]);
     this.connection.disconnect();
     this.probe.disconnect();
   }
