@@ -16,7 +16,7 @@ import { EmbeddedStore } from '@frequency-gateway/storage';
 import { generatedBytes, nodeArgsFrom, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
 
 const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_BYTES ?? 256 * 1024 ** 2);
-const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 3);
+const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 7);
 const INTAKE_SECONDS = Number(process.env.BENCH_INTAKE_SECONDS ?? 4);
 const INTAKE_ROUNDS = Number(process.env.BENCH_INTAKE_ROUNDS ?? 5);
 const MiB = 1024 * 1024;
