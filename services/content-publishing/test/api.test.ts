@@ -63,6 +63,28 @@ describe('content publishing api', () => {
     expect((await call(stack.url, 'GET', '/dev/request/nope')).status).toBe(404);
   });
 
+  it('GET /dev/request/{jobId} shows a job still waiting for a worker, in state intake', async () => {
+    const alone = await startApiStack({}, {}, { relay: false });
+    try {
+      const posted = await call(alone.url, 'POST', '/v1/content/2/broadcast', {
+        content: { content: 'no worker yet', published: '2024-05-01' },
+      });
+      expect(posted.status).toBe(202);
+      const job = await call(alone.url, 'GET', `/dev/request/${posted.body.referenceId}`);
+      expect(job.status).toBe(200);
+      expect(job.body).toMatchObject({
+        queue: 'requestQueue',
+        state: 'intake',
+        id: posted.body.referenceId,
+        name: 'content',
+        data: { kind: 'broadcast', msaId: '2' },
+      });
+      expect((await call(alone.url, 'GET', '/dev/request/nope')).status).toBe(404);
+    } finally {
+      await alone.close();
+    }
+  });
+
   it('POST /dev/dummy/announcement/{queueType}/{count} queues valid requests; 400 for an unknown type', async () => {
     for (const kind of ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone']) {
       const answer = await call(stack.url, 'POST', `/dev/dummy/announcement/${kind}/2`);

@@ -16,6 +16,7 @@ import {
   IntakeRelay,
   referenceIdOf,
   RequestStatusStore,
+  waitingIntakeJob,
   type IntakeRequest,
 } from '../src/requests/index.js';
 import { captureLogLines } from './support/logLines.js';
@@ -185,6 +186,26 @@ describe('Intake and IntakeRelay', () => {
     expect(await intake.accept(request('fails', 'retry'))).toEqual({ referenceId, fresh: false, state: 'processing' });
     expect(await redis.xlen(stream)).toBe(0);
     await started.stop();
+  });
+
+  it('finds a job still waiting in the stream, page after page, within its limit', async () => {
+    const accepted = await Promise.all(
+      Array.from({ length: 1_200 }, (_, n) => intake.accept(request(`waiting ${n}`, 'looked-up'))),
+    );
+    const oldest = accepted[0]!.referenceId;
+    // The oldest is on the third page of 500, counting from the newest.
+    expect(await waitingIntakeJob(redis, stream, oldest)).toEqual({
+      queue: 'looked-up',
+      name: 'note',
+      data: { referenceId: oldest, text: 'waiting 0' },
+      opts: expect.objectContaining({ attempts: 5 }),
+    });
+    expect(await waitingIntakeJob(redis, stream, oldest, 1_000)).toBeUndefined();
+    expect(await waitingIntakeJob(redis, stream, 'never-accepted')).toBeUndefined();
+    relay();
+    await drained();
+    expect(await waitingIntakeJob(redis, stream, oldest)).toBeUndefined();
+    expect(await queues.queue('looked-up').getJob(oldest)).toBeDefined();
   });
 
   it('takes over what a relay read and never finished, and drops malformed entries with a log line', async () => {

@@ -68,10 +68,8 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');
     const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
-    const intake = new Intake(status, logger, metrics, {
-      service: INTAKE_SERVICE,
-      stream: intakeStream(config.CACHE_KEY_PREFIX, INTAKE_SERVICE),
-    });
+    const stream = intakeStream(config.CACHE_KEY_PREFIX, INTAKE_SERVICE);
+    const intake = new Intake(status, logger, metrics, { service: INTAKE_SERVICE, stream });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
     const limits = { maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES, maxFiles: config.FILE_UPLOAD_COUNT_LIMIT };
@@ -84,7 +82,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
       ...batchRoutes(intake, directory, batchUpload),
       ...onChainRoutes(intake, directory, config.PROVIDER_ID),
       ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
-      ...(config.ENVIRONMENT === 'dev' ? devRoutes(intake, queues) : []),
+      ...(config.ENVIRONMENT === 'dev' ? devRoutes({ intake, queues, redis, stream }) : []),
     ];
     return {
       routes,

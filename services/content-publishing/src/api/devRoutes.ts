@@ -1,11 +1,18 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { defineRoute, notFound, type JobQueues, type Route } from '@frequency-gateway/platform';
+import type { Redis } from 'ioredis';
+import {
+  defineRoute,
+  notFound,
+  waitingIntakeJob,
+  type Intake,
+  type JobQueues,
+  type Route,
+} from '@frequency-gateway/platform';
 import { dsnpContentUri } from '@frequency-gateway/dsnp';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { z } from 'zod';
 import { JOB_NAMES, type ContentKind, type ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import type { Intake } from '@frequency-gateway/platform';
 import { CONTENT_BODIES } from './schemas.js';
 
 const KINDS = ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone'] as const;
@@ -33,8 +40,16 @@ function dummyBody(kind: ContentKind, index: number): Record<string, unknown> {
   }
 }
 
+export interface DevRoutesOptions {
+  intake: Intake;
+  queues: JobQueues;
+  redis: Redis;
+  /** The intake stream, where an accepted job waits until a worker moves it into its queue. */
+  stream: string;
+}
+
 /** Development helpers, mounted only when ENVIRONMENT=dev. */
-export function devRoutes(intake: Intake, queues: JobQueues): Route[] {
+export function devRoutes({ intake, queues, redis, stream }: DevRoutesOptions): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -44,7 +59,10 @@ export function devRoutes(intake: Intake, queues: JobQueues): Route[] {
       tags: ['development'],
       params: z.object({ jobId: z.string().min(1) }),
       responses: {
-        200: { description: 'The BullMQ job, with its queue and state' },
+        200: {
+          description:
+            'The BullMQ job, with its queue and state; state `intake` while the job waits for a worker to move it into its queue',
+        },
         404: { description: 'No such job' },
       },
       handler: async ({ params }) => {
@@ -52,6 +70,8 @@ export function devRoutes(intake: Intake, queues: JobQueues): Route[] {
           const job = await queues.queue(name).getJob(params.jobId);
           if (job) return { status: 200, body: { queue: name, state: await job.getState(), ...job.toJSON() } };
         }
+        const waiting = await waitingIntakeJob(redis, stream, params.jobId);
+        if (waiting) return { status: 200, body: { ...waiting, state: 'intake', id: params.jobId } };
         throw notFound(`jobId: no job ${params.jobId} in ${Object.values(CONTENT_PUBLISHING_QUEUES).join(', ')}`);
       },
     }),

@@ -45,6 +45,7 @@ export const TEST_PREFIX = 'cp';
 export async function startApiStack(
   env: Record<string, string> = {},
   devchainOptions: DevchainOptions = {},
+  options: { relay?: boolean } = {},
 ): Promise<ApiStack> {
   const [redisServer, devchain] = await Promise.all([startRedisServer(), startDevchain(devchainOptions)]);
   const storeDir = mkdtempSync(join(tmpdir(), 'content-publishing-test-'));
@@ -64,13 +65,14 @@ export async function startApiStack(
   const chain = await connectChain({ url: devchain.url });
   const redis = new Redis(redisServer.url);
   const queues: Queue[] = [];
-  // The worker's relay, in this process: it moves accepted requests from the intake stream into their queues.
+  // The worker's relay, in this process: it moves accepted requests from the intake stream into their queues
+  // (unless `relay: false`: then they wait there, as with no worker running).
   const logger = createLogger({ component: 'relay', level: 'fatal', pretty: false, destination: new PassThrough() });
   const metrics = createMetricsRegistry('relay');
   const jobQueues = new JobQueues({ redisUrl: redisServer.url, keyPrefix: TEST_PREFIX, logger, metrics });
   const stream = intakeStream(TEST_PREFIX, INTAKE_SERVICE);
   const relay = new IntakeRelay({ redisUrl: redisServer.url, stream, queues: jobQueues, logger, metrics });
-  relay.start();
+  if (options.relay !== false) relay.start();
   const drained = async () => {
     const deadline = Date.now() + 10_000;
     while ((await redis.xlen(stream)) > 0) {

@@ -269,6 +269,39 @@ export class IntakeRelay {
   }
 }
 
+/** A job that an api accepted and no relay has moved into its queue yet. */
+export interface WaitingJob {
+  queue: string;
+  name: string;
+  data: unknown;
+  opts: JobsOptions;
+}
+
+/**
+ * The job of the request `referenceId` while it still waits in an intake stream, looking through at most `limit`
+ * entries from the newest back (for development look-ups: a request accepted while no worker runs).
+ */
+export async function waitingIntakeJob(
+  redis: Redis,
+  stream: string,
+  referenceId: string,
+  limit = 10_000,
+): Promise<WaitingJob | undefined> {
+  const page = 500;
+  let end = '+';
+  for (let read = 0; read < limit; read += page) {
+    const entries = (await redis.xrevrange(stream, end, '-', 'COUNT', page)) as StreamEntry[];
+    for (const [, fields] of entries) {
+      const entry = entryOf(fields);
+      if (entry?.referenceId === referenceId)
+        return { queue: entry.queue, name: entry.name, data: entry.data, opts: entry.opts };
+    }
+    if (entries.length < page) return undefined;
+    end = `(${(entries[entries.length - 1] as StreamEntry)[0]}`;
+  }
+  return undefined;
+}
+
 /** Starts the relay of a worker component for its service's intake stream (see intakeStream); stop it first on shutdown. */
 export function startIntakeRelay(
   runtime: {
