@@ -273,11 +273,6 @@ export class RequestStatusStore {
     return { ...record, history: history.map((step) => JSON.parse(step) as RequestStep) } as RequestRecord;
   }
 
-  /** Drops a record (an api whose enqueue failed takes back the record it had just created). */
-  async remove(referenceId: string): Promise<void> {
-    await this.redis.del(...this.keys(referenceId));
-  }
-
   /** Calls `listener` with every change of the request until the returned function is called. */
   async watch(referenceId: string, listener: RequestListener): Promise<() => void> {
     const channel = this.channel(referenceId);
