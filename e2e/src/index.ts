@@ -1,1 +1,2 @@
 export { startStack, type Stack, type StackOptions } from './stack.js';
+export { startComponentProcess, type ComponentProcess, type Role, type Service } from './components.js';

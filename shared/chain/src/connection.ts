@@ -1,4 +1,5 @@
 import { options as frequencyOptions } from '@frequency-chain/api-augment';
+import type { Logger } from '@frequency-gateway/platform';
 import { ApiPromise, WsProvider } from '@polkadot/api';
 
 export interface ChainConnection {
@@ -31,6 +32,8 @@ export interface ConnectOptions {
   staleAfterMs?: number;
   /** Pause between reconnection attempts. */
   reconnectMs?: number;
+  /** Where connection transitions are told (unreachable, connected, lost): one line per transition, not per attempt. */
+  logger?: Logger;
 }
 
 export class ChainNotReadyError extends Error {
@@ -38,6 +41,13 @@ export class ChainNotReadyError extends Error {
     super(message);
     this.name = 'ChainNotReadyError';
   }
+}
+
+/** A WebSocket error event (or anything else a provider emits) as one line of text. */
+function reasonOf(error: unknown): string {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  if (typeof message === 'string' && message !== '') return message;
+  return error instanceof Error ? error.name : 'the connection failed';
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal, message: string): Promise<T> {
@@ -59,10 +69,39 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal, message: string)
  */
 export function openChain(options: ConnectOptions): OpeningChain {
   const target = new URL(options.url).host;
-  const provider = new WsProvider(options.url, options.reconnectMs ?? 2_500);
+  const reconnectMs = options.reconnectMs ?? 2_500;
+  const provider = new WsProvider(options.url, reconnectMs);
   const api = new ApiPromise({ ...frequencyOptions, provider, noInitWarn: true });
-  // Only the first connection's outcome matters here; later failures show in probes.
+  // The api rejects an internal ready-or-error promise on the first connection error, and nobody else looks at
+  // it: without this, a node that is not up yet (a fresh cluster, a DNS name not served yet) would end the
+  // process with an unhandled rejection. The provider reconnects on its own; readiness reports the wait.
+  api.isReadyOrError.catch(() => undefined);
   api.on('error', () => undefined);
+  // The link's state as the provider reports it, for readiness output and for one log line per transition.
+  let link: { state: 'opening' | 'up' | 'down'; reason?: string } = { state: 'opening' };
+  const log = options.logger?.child({ chain: target });
+  provider.on('error', (error: unknown) => {
+    const reason = reasonOf(error);
+    if (link.state !== 'down') {
+      log?.warn(
+        { reason, retryEveryMs: reconnectMs },
+        link.state === 'up'
+          ? `lost the chain at ${target} (${reason}); reconnecting`
+          : `the chain at ${target} is not reachable (${reason}); retrying until it answers`,
+      );
+    }
+    link = { state: 'down', reason };
+  });
+  provider.on('disconnected', () => {
+    if (link.state === 'up') {
+      log?.warn({ retryEveryMs: reconnectMs }, `disconnected from the chain at ${target}; reconnecting`);
+      link = { state: 'down', reason: 'disconnected' };
+    }
+  });
+  provider.on('connected', () => {
+    if (link.state !== 'up') log?.info(`connected to the chain at ${target}`);
+    link = { state: 'up' };
+  });
   let finalized = { number: -1, at: Date.now() };
   let best = -1;
   let unsubscribe: (() => void)[] = [];
@@ -70,8 +109,9 @@ export function openChain(options: ConnectOptions): OpeningChain {
   let connection: ChainConnection | undefined;
 
   const probe = async (signal: AbortSignal) => {
-    if (!connection) throw new ChainNotReadyError(`connecting to ${target}`);
-    if (!api.isConnected) throw new ChainNotReadyError(`not connected to ${target}`);
+    const why = link.reason ? `: ${link.reason}` : '';
+    if (!api.isConnected) throw new ChainNotReadyError(`not connected to the chain at ${target}${why}`);
+    if (!connection) throw new ChainNotReadyError(`loading the chain's metadata from ${target}`);
     // A round trip proves the node answers now, not only that the socket is open.
     await abortable(api.rpc.system.health(), signal, 'timeout');
     const stalledFor = Date.now() - finalized.at;

@@ -146,7 +146,7 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
   portVariable: 'WORKER_API_PORT',
   setup: (runtime) => {
     const { config, readiness, logger, queues, metrics } = runtime;
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
     readiness.add(chainCheck(chain));
     const delivery = config.WEBHOOK_BASE_URL
       ? new WebhookDelivery({ queues, settings: webhookSettings(config), logger, metrics })

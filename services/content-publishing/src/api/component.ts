@@ -60,7 +60,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
   setup: ({ config, queues, readiness, metrics, logger, shutdown }) => {
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger });
     readiness.add(chainCheck(chain));
     // The board shows the worker's queues too: its webhook deliveries (and their dead letters) among them.
     for (const name of [...Object.values(CONTENT_PUBLISHING_QUEUES), DEFAULT_WEBHOOK_QUEUE]) queues.queue(name);

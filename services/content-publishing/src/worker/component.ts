@@ -234,7 +234,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     const { config, readiness, logger, queues, metrics } = runtime;
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
     const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
