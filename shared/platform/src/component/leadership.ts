@@ -10,6 +10,7 @@ import {
   type LeaderLoop,
   type Leadership,
   type LeaseLock,
+  type LeaseStatus,
 } from '../leader/index.js';
 import type { Logger } from '../logging/index.js';
 import type { CommonConfig } from './variables.js';
@@ -17,6 +18,8 @@ import type { CommonConfig } from './variables.js';
 export interface Leaders {
   /** Runs `loop` on one replica of the deployment at a time. */
   lead(name: string, loop: LeaderLoop): Leadership;
+  /** Where this replica stands on each lease it contends for (for /healthz). */
+  statuses(): Record<string, LeaseStatus>;
   /** Stops every loop and releases every lease. */
   stopAll(): Promise<void>;
 }
@@ -53,7 +56,7 @@ export function createLeaders(
     renewDeadlineMs: config.LEADER_RENEW_DEADLINE_MS,
     retryPeriodMs: config.LEADER_RETRY_PERIOD_MS,
   };
-  const all: Leadership[] = [];
+  const all: { name: string; leadership: Leadership }[] = [];
   return {
     lead: (name, loop) => {
       gauge.set({ lease: name }, 0);
@@ -62,11 +65,12 @@ export function createLeaders(
         { name, identity, lock: lockFor(name, config, redis, cluster), logger, timing, onLeadershipChange },
         loop,
       );
-      all.push(leadership);
+      all.push({ name, leadership });
       return leadership;
     },
+    statuses: () => Object.fromEntries(all.map(({ name, leadership }) => [name, leadership.status()])),
     stopAll: async () => {
-      await Promise.all(all.map((leadership) => leadership.stop()));
+      await Promise.all(all.map(({ leadership }) => leadership.stop()));
     },
   };
 }

@@ -23,6 +23,16 @@ const readiness = z
   })
   .meta({ id: 'Readiness' });
 
+const lease = z
+  .object({
+    leading: z.boolean(),
+    lock: z.string(),
+    holder: z.string().optional(),
+    since: z.string(),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'LeaseStatus' });
+
 const liveness = z.object({ status: z.enum(['live', 'stuck']), eventLoopDelayMs: z.number() }).meta({ id: 'Liveness' });
 
 const health = z
@@ -33,6 +43,10 @@ const health = z
     startedAt: z.string(),
     uptimeSeconds: z.number(),
     checks: z.record(z.string(), checkState),
+    leases: z
+      .record(z.string(), lease)
+      .optional()
+      .describe('Loops that run on one replica at a time: whether this replica leads each'),
   })
   .meta({ id: 'Health' });
 
@@ -42,6 +56,8 @@ export interface HealthRouteDeps {
   readiness: ReadinessController;
   eventLoop: EventLoopWatch;
   startedAt: Date;
+  /** Where this replica stands on each lease it contends for. */
+  leases?: () => Record<string, z.infer<typeof lease>>;
 }
 
 export function healthRoutes(deps: HealthRouteDeps): Route[] {
@@ -106,6 +122,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
             startedAt: deps.startedAt.toISOString(),
             uptimeSeconds: Math.round((Date.now() - deps.startedAt.getTime()) / 1000),
             checks: snapshot.checks,
+            ...(deps.leases && Object.keys(deps.leases()).length > 0 ? { leases: deps.leases() } : {}),
           },
         };
       },

@@ -35,8 +35,22 @@ export interface ElectionOptions {
   onLeadershipChange?: (leading: boolean) => void;
 }
 
+/** Where a replica stands on one lease, for /healthz. */
+export interface LeaseStatus {
+  leading: boolean;
+  /** The store the lease lives in (e.g. `kubernetes lease gateway/gw-transaction-tracker`). */
+  lock: string;
+  /** Who holds the lease, when the last attempt said. */
+  holder?: string;
+  /** Since when this replica leads, or since when it has not (ISO 8601). */
+  since: string;
+  /** Why the last attempt failed, while attempts fail. */
+  error?: string;
+}
+
 export interface Leadership {
   isLeader(): boolean;
+  status(): LeaseStatus;
   /** Stops the loop (if leading), releases the lease and stops contending. */
   stop(): Promise<void>;
 }
@@ -55,6 +69,11 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
   const log = options.logger.child({ lease: options.name });
   const stopping = new AbortController();
   let leading = false;
+  let since = new Date();
+  let holder: string | undefined;
+  // Why attempts fail, while they do, and how many in a row. One failure is retried quietly (the very first
+  // attempt can beat the store's connection); failing twice in a row is told once at warn, and so is the end.
+  let failing: { error: string; attempts: number } | undefined;
 
   // An attempt that hangs (a store that does not answer) counts as failed, so the deadline still applies.
   const attempt = async () => {
@@ -62,9 +81,22 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
       const timeout = sleep(timing.retryPeriodMs, undefined, { ref: false }).then(() => {
         throw new Error(`no answer from ${options.lock.description} within ${timing.retryPeriodMs} ms`);
       });
-      return await Promise.race([options.lock.tryAcquireOrRenew(options.identity, timing.leaseDurationMs), timeout]);
+      const result = await Promise.race([
+        options.lock.tryAcquireOrRenew(options.identity, timing.leaseDurationMs),
+        timeout,
+      ]);
+      if (failing && failing.attempts >= 2) log.info({ lock: options.lock.description }, 'lease attempts work again');
+      failing = undefined;
+      holder = result.holder;
+      return result;
     } catch (error) {
-      log.debug({ err: error }, 'lease attempt failed');
+      failing = { error: (error as Error).message ?? String(error), attempts: (failing?.attempts ?? 0) + 1 };
+      if (failing.attempts === 2) {
+        log.warn(
+          { err: error, lock: options.lock.description },
+          'lease attempts fail: this replica cannot lead until they work again',
+        );
+      } else log.debug({ err: error }, 'lease attempt failed');
       return undefined;
     }
   };
@@ -74,6 +106,7 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
     const stopTerm = () => term.abort();
     stopping.signal.addEventListener('abort', stopTerm, { once: true });
     leading = true;
+    since = new Date();
     options.onLeadershipChange?.(true);
     log.info({ token, lock: options.lock.description }, 'leading');
     let lastRenewal = Date.now();
@@ -98,6 +131,7 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
     await running;
     stopping.signal.removeEventListener('abort', stopTerm);
     leading = false;
+    since = new Date();
     options.onLeadershipChange?.(false);
     // Give the lease back at once so a successor need not wait for it to expire.
     await options.lock.release(options.identity).catch((error: unknown) => log.debug({ err: error }, 'release failed'));
@@ -117,6 +151,13 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
 
   return {
     isLeader: () => leading,
+    status: () => ({
+      leading,
+      lock: options.lock.description,
+      ...(holder ? { holder } : {}),
+      since: since.toISOString(),
+      ...(failing ? { error: failing.error } : {}),
+    }),
     stop: async () => {
       stopping.abort();
       await contend;

@@ -1,4 +1,4 @@
-import { ApiException, CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { ApiException, CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseAttempt, LeaseLock } from './lease.js';
 
 /** Kubernetes object names: lower-case alphanumerics and '-', at most 63 characters here. */
@@ -41,7 +41,9 @@ export class KubernetesLeaseLock implements LeaseLock {
   }
 
   async tryAcquireOrRenew(identity: string, leaseDurationMs: number): Promise<LeaseAttempt> {
-    const now = new Date();
+    // acquireTime and renewTime are MicroTimes: the API server refuses anything but six fractional digits,
+    // and a plain Date is written with three.
+    const now = new V1MicroTime();
     const durationSeconds = Math.max(1, Math.ceil(leaseDurationMs / 1000));
     const current = await this.read();
     if (!current) {
@@ -104,7 +106,7 @@ export class KubernetesLeaseLock implements LeaseLock {
   async release(identity: string): Promise<void> {
     const current = await this.read();
     if (!current || current.spec?.holderIdentity !== identity) return;
-    const now = new Date();
+    const now = new V1MicroTime();
     const body: V1Lease = {
       ...current,
       // As client-go does on release: no holder, and a one-second lease so that candidates move at once.

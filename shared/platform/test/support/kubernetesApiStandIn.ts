@@ -49,6 +49,10 @@ export class KubernetesApiStandIn {
   /** Every event write received, whatever the answer. */
   eventRequests = 0;
   eventsBehaviour: EventsBehaviour = 'accept';
+  /** How the stand-in answers lease requests: as the API server does, or with a 500 (etcd unavailable). */
+  leasesBehaviour: 'accept' | 'fail' = 'accept';
+  /** Every lease request received, whatever the answer. */
+  leaseRequests = 0;
   private version = 1;
   private server?: Server;
   requests = 0;
@@ -94,7 +98,11 @@ export class KubernetesApiStandIn {
     const body = text ? (JSON.parse(text) as unknown) : undefined;
     const url = req.url ?? '';
     const lease = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/?]+))?/.exec(url);
-    if (lease) return this.lease(req.method, lease[1]!, lease[2], body as Lease | undefined);
+    if (lease) {
+      this.leaseRequests++;
+      if (this.leasesBehaviour === 'fail') return this.status(500, 'InternalError', 'etcdserver: leader changed');
+      return this.lease(req.method, lease[1]!, lease[2], body as Lease | undefined);
+    }
     const events = /^\/api\/v1\/namespaces\/([^/]+)\/events(?:\?|$)/.exec(url);
     if (events && req.method === 'POST') return this.event(events[1]!, body as RecordedEvent | undefined);
     return this.status(404, 'NotFound', 'no such path');
@@ -128,10 +136,23 @@ export class KubernetesApiStandIn {
     return [201, event];
   }
 
+  /** The API server's answer to a Lease whose MicroTime fields are not RFC 3339 with six fractional digits. */
+  private leaseTimeProblem(lease: Lease): Answer | undefined {
+    for (const field of ['acquireTime', 'renewTime'] as const) {
+      const value = lease.spec[field];
+      if (value !== undefined && (typeof value !== 'string' || !MICRO_TIME.test(value))) {
+        return this.status(400, 'BadRequest', `parsing time "${String(value)}" as "2006-01-02T15:04:05.000000Z07:00"`);
+      }
+    }
+    return undefined;
+  }
+
   private lease(method: string | undefined, namespace: string, name: string | undefined, body?: Lease): Answer {
     const key = `${namespace}/${name ?? body?.metadata.name}`;
     const current = this.leases.get(key);
     if (method === 'GET') return current ? [200, current] : this.status(404, 'NotFound', `leases "${name}" not found`);
+    const badTime = body && this.leaseTimeProblem(body);
+    if (badTime) return badTime;
     if (method === 'POST' && body) {
       if (current) return this.status(409, 'AlreadyExists', `leases "${body.metadata.name}" already exists`);
       const created = {
