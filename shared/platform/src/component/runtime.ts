@@ -5,9 +5,9 @@ import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type Config
 import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
 import { createHttpApp, listen, type Mount, type Route, type RunningServer, type WebhookSpec } from '../http/index.js';
 import { inCluster, KubernetesPodEvents, recordReadinessEvents } from '../kubernetes/index.js';
-import type { LeaderLoop, Leadership } from '../leader/index.js';
-import { Shutdown } from '../lifecycle/index.js';
-import { createLogger, secretScrubber, type Logger } from '../logging/index.js';
+import type { LeaderLoop, Leadership, LeaseStatus } from '../leader/index.js';
+import { guardProcess, Shutdown } from '../lifecycle/index.js';
+import { createLogger, routeConsoleToLogger, secretScrubber, type Logger } from '../logging/index.js';
 import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
 import { JobQueues, queueBoard } from '../queues/index.js';
 import { openRedis, redisCheck, redisTarget, withRedisPassword } from '../redis/index.js';
@@ -84,8 +84,7 @@ function componentHttpApp<C>(
   definition: { name: string; version: string; title: string; description: string },
   runtime: ComponentRuntime<C>,
   parts: ComponentParts,
-  eventLoop: EventLoopWatch,
-  startedAt: Date,
+  health: { eventLoop: EventLoopWatch; startedAt: Date; leases: () => Record<string, LeaseStatus> },
 ) {
   const { logger, metrics, readiness, queues } = runtime;
   const api = runtime.config as ApiSettings;
@@ -100,7 +99,7 @@ function componentHttpApp<C>(
     metrics,
     info: { title, version, description },
     routes: [
-      ...healthRoutes({ component: name, version, readiness, eventLoop, startedAt }),
+      ...healthRoutes({ component: name, version, readiness, ...health }),
       metricsRoute(metrics),
       ...(parts.routes ?? []),
     ],
@@ -144,6 +143,12 @@ export async function startComponent<S extends ConfigSpec>(
     secrets,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
+  if (options.handleSignals) {
+    // The component owns the process: a failure nobody handled ends it on purpose, with its cause logged, and
+    // what libraries print goes through the logger.
+    guardProcess(logger);
+    routeConsoleToLogger(logger);
+  }
   const cluster = inCluster(common, env, options.kubeConfig);
   const startedAt = new Date();
   const metrics = createMetricsRegistry(definition.name);
@@ -171,13 +176,11 @@ export async function startComponent<S extends ConfigSpec>(
   const parts = await definition.setup(runtime);
 
   const eventLoop = new EventLoopWatch(common.LIVENESS_MAX_EVENT_LOOP_DELAY_MS);
-  const app = componentHttpApp(
-    definition as unknown as ComponentDefinition<ConfigSpec>,
-    runtime,
-    parts,
+  const app = componentHttpApp(definition as unknown as ComponentDefinition<ConfigSpec>, runtime, parts, {
     eventLoop,
     startedAt,
-  );
+    leases: leaders.statuses,
+  });
   readiness.start();
   const port = options.port ?? Number((config as Record<string, unknown>)[definition.portVariable]);
   const server = await listen(app, port);

@@ -1,1 +1,2 @@
 export * from './shutdown.js';
+export * from './processGuard.js';
