@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test tools lint typecheck unit build docs bench image image-check clean
+.PHONY: help dev test tools lint typecheck unit build docs bench image images image-check cluster cluster-down clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -38,8 +38,21 @@ bench: build ## Run the benchmarks on the compiled build (figures with same-run 
 	npm run bench --workspaces --if-present
 
 IMAGE ?= frequency-gateway:dev
-image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev); needs a Docker engine
-	docker build -t $(IMAGE) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) .
+image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev) with the project's dockerd (root) or DOCKER_HOST
+	tools/images/gateway $(IMAGE)
+
+images: image ## The gateway image and the Redis and Kubo stand-ins, loaded into the local cluster when it is up (root)
+	tools/images/standins
+	if [ -S /run/frequency-gateway-cluster/containerd.sock ]; then \
+	  tools/images/load $(IMAGE) redis:7.4-alpine ipfs/kubo:v0.43.0; \
+	else echo "images: the local cluster is not up; make cluster, then make images, loads them"; fi
+
+cluster: ## Build (once, cached) and start the local one-node Kubernetes (root); tools/cluster/kubectl talks to it
+	tools/cluster/build
+	tools/cluster/up
+
+cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; tools/cluster/down --purge forgets it)
+	tools/cluster/down
 
 image-check: build ## Without Docker: the image's production layout (npm ci --omit=dev, dist/) starts every component
 	tools/image-smoke

@@ -1,0 +1,80 @@
+# Shared settings of the local cluster scripts (sourced by build, up, down, kubectl, provisioner).
+# Everything the cluster keeps lives in three places, so `down` knows exactly what to remove:
+#   $CLUSTER_CACHE  built binaries and images (kept between machines by CI's ~/.cache)
+#   $CLUSTER_STATE  certificates, etcd data, kubelet and containerd roots, volumes, logs (kept across down/up)
+#   $CLUSTER_RUN    sockets, pid files and containerd's runtime state (gone after down)
+
+CLUSTER_TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CLUSTER_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/frequency-gateway/cluster"
+CLUSTER_BIN="$CLUSTER_CACHE/bin"
+CLUSTER_IMAGES="$CLUSTER_CACHE/images"
+CLUSTER_STATE="${FG_CLUSTER_STATE:-/var/lib/frequency-gateway-cluster}"
+CLUSTER_RUN="${FG_CLUSTER_RUN:-/run/frequency-gateway-cluster}"
+CLUSTER_KUBECONFIG="$CLUSTER_STATE/kubeconfig"
+CONTAINERD_SOCKET="$CLUSTER_RUN/containerd.sock"
+
+KUBERNETES_VERSION=v1.37.2
+ETCD_VERSION=v3.6.16
+COREDNS_VERSION=v1.15.0
+
+NODE_NAME=frequency-gateway-node
+API_PORT="${FG_CLUSTER_API_PORT:-6443}"
+ETCD_CLIENT_PORT=2379
+ETCD_PEER_PORT=2380
+POD_CIDR=10.244.0.0/24
+CLUSTER_CIDR=10.244.0.0/16
+SERVICE_CIDR=10.96.0.0/16
+KUBERNETES_SERVICE_IP=10.96.0.1
+DNS_SERVICE_IP=10.96.0.10
+BRIDGE=fgbr0
+CNI_NETWORK=fg-pods
+
+# Local image names: only this cluster uses them, so they name no registry.
+PAUSE_IMAGE=frequency-gateway.local/pause:1
+COREDNS_IMAGE="frequency-gateway.local/coredns:${COREDNS_VERSION#v}"
+
+# The host processes `up` starts, in start order; `down` stops them in reverse.
+CLUSTER_PROCESSES=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy provisioner)
+
+die() {
+  echo "cluster: $*" >&2
+  exit 1
+}
+
+need_root() {
+  [ "$(id -u)" -eq 0 ] || die "$1 needs root (it runs containerd, the kubelet and iptables); run it as root, e.g. sudo $0"
+}
+
+# The host's first global IPv4 address: kube-apiserver refuses a loopback advertise address and the kubelet a
+# loopback node IP.
+host_ip() {
+  ip -4 -o addr show scope global | awk '{ split($4, a, "/"); print a[1]; exit }'
+}
+
+pid_file() { echo "$CLUSTER_RUN/$1.pid"; }
+
+# True while a process exists and has not exited: a zombie counts as gone (this machine's init reaps orphans
+# only now and then, and kill -0 succeeds on a zombie).
+alive() {
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  stat="${stat##*) }"
+  [ "${stat%% *}" != Z ]
+}
+
+# True when the process recorded for a component is alive.
+running() {
+  local file pid
+  file="$(pid_file "$1")"
+  [ -f "$file" ] || return 1
+  pid="$(cat "$file")"
+  [ -n "$pid" ] && alive "$pid"
+}
+
+kubectl_cluster() {
+  KUBECONFIG="$CLUSTER_KUBECONFIG" "$CLUSTER_BIN/kubectl" "$@"
+}
+
+ctr_cluster() {
+  ctr --address "$CONTAINERD_SOCKET" --namespace k8s.io "$@"
+}

@@ -1,0 +1,3 @@
+module frequency-gateway.local/cluster/pause
+
+go 1.26.0
