@@ -78,3 +78,36 @@ kubectl_cluster() {
 ctr_cluster() {
   ctr --address "$CONTAINERD_SOCKET" --namespace k8s.io "$@"
 }
+
+# IP forwarding is needed by both the cluster and the project's dockerd (tools/images). Whichever starts first
+# records the host's value here; whichever stops last puts it back.
+IP_FORWARD_SAVED=/run/frequency-gateway-ip-forward.saved
+DOCKER_SOCKET_PATH=/run/frequency-gateway-docker.sock
+
+save_ip_forward() {
+  [ -f "$IP_FORWARD_SAVED" ] || sysctl -n net.ipv4.ip_forward >"$IP_FORWARD_SAVED"
+}
+
+# restore_ip_forward OTHER_SOCKET: unless the other user (its socket still there) needs forwarding.
+restore_ip_forward() {
+  [ -f "$IP_FORWARD_SAVED" ] && [ ! -S "$1" ] || return 0
+  sysctl -q -w "net.ipv4.ip_forward=$(cat "$IP_FORWARD_SAVED")"
+  rm -f "$IP_FORWARD_SAVED"
+}
+
+# iptables-nft makes a table (filter, nat, mangle) the first time anyone adds to it and never removes it. Once
+# the cluster and the dockerd are gone, a table with no rule, no chain of its own and ACCEPT policies is
+# removed with nft (Debian's nftables, when installed), so the host looks as it did before.
+drop_empty_tables() {
+  command -v nft >/dev/null 2>&1 || return 0
+  local family table listing content
+  for family in ip ip6; do
+    for table in filter nat mangle raw; do
+      listing="$(nft list table "$family" "$table" 2>/dev/null)" || continue
+      # Anything but the table, its built-in chains (named in capitals, as iptables makes them) with an accept
+      # policy, and closing braces: someone's rule or chain, so the table stays.
+      content="$(grep -vE '^table |^[[:space:]]*chain (PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) \{$|^[[:space:]]*type [a-z]+ hook [a-z]+ priority [a-z0-9+-]+; policy accept;$|^[[:space:]]*\}$|^[[:space:]]*$' <<<"$listing" || true)"
+      [ -n "$content" ] || nft delete table "$family" "$table"
+    done
+  done
+}
