@@ -7,6 +7,11 @@ const COMMANDS = {
   'content-publishing': { entry: '@frequency-gateway/content-publishing/main', arguments: 'api|worker' },
   'content-watcher': { entry: '@frequency-gateway/content-watcher/main', arguments: 'api|worker' },
   devchain: { entry: '@frequency-gateway/devchain/cli', arguments: '[--host 0.0.0.0] [--port 9944] … (--help)' },
+  // A Helm hook (or plain Job) that makes generated credentials once, in the cluster (see charts/frequency-gateway).
+  'ensure-secret': {
+    entry: '@frequency-gateway/platform/ensure-secret',
+    arguments: '--name NAME --key KEY[=PREFIX] … [--namespace NS] [--label K=V …] (--help)',
+  },
 };
 
 const usage = () =>

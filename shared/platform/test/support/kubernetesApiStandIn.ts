@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 
 type Lease = {
@@ -26,6 +27,26 @@ export type RecordedEvent = {
   count?: number;
 };
 
+/** A core/v1 Secret as the stand-in stores it: what the API server keeps (data base64, server-set metadata). */
+export type StoredSecret = {
+  apiVersion: 'v1';
+  kind: 'Secret';
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    resourceVersion: string;
+    creationTimestamp: string;
+    labels?: Record<string, string>;
+  };
+  type: string;
+  data?: Record<string, string>;
+  immutable?: boolean;
+};
+
+/** One rule of an RBAC Role, as the stand-in applies it to Secrets. */
+export type PolicyRule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+
 /** How the stand-in answers event writes: as the API server does, with a 500, or not at all. */
 export type EventsBehaviour = 'accept' | 'fail' | 'hang';
 
@@ -34,13 +55,40 @@ const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
 
 type Answer = [number, unknown];
 
+/** Secret data keys, metadata names and label parts as the API server validates them (apimachinery's regexes). */
+const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The most a Secret's data may hold (corev1.MaxSecretSize). */
+const MAX_SECRET_BYTES = 1024 * 1024;
+
+/** RFC 7386 JSON merge patch: objects merge key by key, null removes a key, anything else replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
 /**
  * A stand-in for the parts of the Kubernetes API server the platform uses:
  * - Leases in coordination.k8s.io/v1 with get, create (409 AlreadyExists) and replace guarded by
  *   resourceVersion (409 Conflict on a stale one), as leader election needs;
  * - core/v1 Events with create, validated as the API server validates an event that carries an eventTime
  *   (a MicroTime; reportingComponent, reportingInstance, action and reason required; involvedObject in the
- *   event's namespace; unique names). `eventsBehaviour` makes it fail or stop answering instead.
+ *   event's namespace; unique names). `eventsBehaviour` makes it fail or stop answering instead;
+ * - core/v1 Secrets with get, create and JSON merge patch, answering as the API server v1.37 does (codes, reasons
+ *   and messages taken from one): 404 NotFound, 409 AlreadyExists, 409 Conflict for a patch carrying a stale
+ *   resourceVersion, 400 for data that is not base64 or a namespace that does not match, a 500 for a create that
+ *   sets resourceVersion, 422 Invalid for a bad name, data key or label, more than 1 MiB of data, a changed type,
+ *   or new data in an immutable Secret, 415 for a body or patch type it does not take. With `secretsAccess` set,
+ *   requests are authorized as RBAC does with those Role rules (resourceNames never match a create): 403 Forbidden.
  */
 export class KubernetesApiStandIn {
   readonly leases = new Map<string, Lease>();
@@ -53,6 +101,16 @@ export class KubernetesApiStandIn {
   leasesBehaviour: 'accept' | 'fail' = 'accept';
   /** Every lease request received, whatever the answer. */
   leaseRequests = 0;
+  /** Secrets by `namespace/name`. */
+  readonly secrets = new Map<string, StoredSecret>();
+  /** Every Secret request received (verb as RBAC names it, and the Secret's name when the URL has one). */
+  readonly secretRequests: { verb: string; name?: string }[] = [];
+  /** The rules of the Role bound to the caller; undefined: every Secret request is allowed. */
+  secretsAccess?: PolicyRule[];
+  /** Called with each Secret request before it is answered: a test plays another writer there. */
+  onSecretRequest?: (request: { verb: string; name?: string }) => void;
+  /** Who the caller is, in 403 messages. */
+  user = 'system:serviceaccount:gateway:tester';
   private version = 1;
   private server?: Server;
   requests = 0;
@@ -95,8 +153,10 @@ export class KubernetesApiStandIn {
     this.requests++;
     let text = '';
     for await (const chunk of req) text += String(chunk);
-    const body = text ? (JSON.parse(text) as unknown) : undefined;
     const url = req.url ?? '';
+    const secrets = /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/?]+))?(?:\?|$)/.exec(url);
+    if (secrets) return this.secret(req, secrets[1]!, secrets[2], text);
+    const body = text ? (JSON.parse(text) as unknown) : undefined;
     const lease = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/?]+))?/.exec(url);
     if (lease) {
       this.leaseRequests++;
@@ -176,5 +236,230 @@ export class KubernetesApiStandIn {
       return [200, replaced];
     }
     return this.status(405, 'MethodNotAllowed', 'method not allowed');
+  }
+
+  private invalid(name: string, causes: string[]): Answer {
+    const message = causes.length === 1 ? causes[0]! : `[${causes.join(', ')}]`;
+    return [
+      422,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        message: `Secret "${name}" is invalid: ${message}`,
+        reason: 'Invalid',
+        details: { name, kind: 'Secret' },
+        code: 422,
+      },
+    ];
+  }
+
+  /** RBAC's answer for one Secret request: undefined when a rule allows it. */
+  private forbidden(verb: string, namespace: string, name: string | undefined): Answer | undefined {
+    if (!this.secretsAccess) return undefined;
+    const allowed = this.secretsAccess.some(
+      (rule) =>
+        (rule.apiGroups.includes('') || rule.apiGroups.includes('*')) &&
+        (rule.resources.includes('secrets') || rule.resources.includes('*')) &&
+        (rule.verbs.includes(verb) || rule.verbs.includes('*')) &&
+        // A rule naming resources never matches a request without a name in its URL (a create, a list).
+        (!rule.resourceNames?.length || (name !== undefined && rule.resourceNames.includes(name))),
+    );
+    if (allowed) return undefined;
+    const what = name === undefined ? 'secrets' : `secrets "${name}"`;
+    return this.status(
+      403,
+      'Forbidden',
+      `${what} is forbidden: User "${this.user}" cannot ${verb} resource "secrets" in API group "" in the namespace "${namespace}"`,
+    );
+  }
+
+  /** The API server's validation of a Secret about to be stored; `previous` for an update. */
+  private secretProblems(secret: StoredSecret, previous?: StoredSecret): string[] {
+    const problems: string[] = [];
+    const { name } = secret.metadata;
+    if (!SUBDOMAIN.test(name) || name.length > 253) {
+      problems.push(
+        `metadata.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      );
+    }
+    for (const [key, value] of Object.entries(secret.metadata.labels ?? {})) {
+      const [prefix, labelName] = key.includes('/')
+        ? [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)]
+        : ['', key];
+      const keyValid =
+        LABEL_NAME.test(labelName) &&
+        labelName.length <= 63 &&
+        (prefix === '' || (SUBDOMAIN.test(prefix) && prefix.length <= 253));
+      if (!keyValid)
+        problems.push(
+          `metadata.labels: Invalid value: "${key}": a valid label key must consist of alphanumeric characters, '-', '_' or '.'`,
+        );
+      if (!LABEL_VALUE.test(value) || value.length > 63) {
+        problems.push(
+          `metadata.labels: Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'`,
+        );
+      }
+    }
+    let bytes = 0;
+    for (const [key, value] of Object.entries(secret.data ?? {})) {
+      if (!DATA_KEY.test(key) || key.length > 253) {
+        problems.push(
+          `data[${key}]: Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+        );
+      }
+      bytes += Buffer.from(value, 'base64').length;
+    }
+    if (bytes > MAX_SECRET_BYTES) problems.push(`data: Too long: must have at most ${MAX_SECRET_BYTES} bytes`);
+    if (previous && previous.type !== secret.type)
+      problems.push(`type: Invalid value: "${secret.type}": field is immutable`);
+    if (previous?.immutable && JSON.stringify(previous.data ?? {}) !== JSON.stringify(secret.data ?? {})) {
+      problems.push('data: Forbidden: field is immutable when `immutable` is set');
+    }
+    return problems;
+  }
+
+  /** Data as the API server decodes it from JSON: every value base64 (standard alphabet, padded). */
+  private undecodable(data: unknown): string | undefined {
+    if (data === undefined) return undefined;
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'data: expected an object';
+    for (const value of Object.values(data)) {
+      if (typeof value !== 'string' || !BASE64.test(value)) return 'illegal base64 data at input byte 0';
+    }
+    return undefined;
+  }
+
+  private async secret(
+    req: IncomingMessage,
+    namespace: string,
+    name: string | undefined,
+    text: string,
+  ): Promise<Answer> {
+    const method = req.method ?? 'GET';
+    const verb = { GET: name ? 'get' : 'list', POST: 'create', PATCH: 'patch', PUT: 'update', DELETE: 'delete' }[
+      method
+    ];
+    const request = { verb: verb ?? method, ...(name ? { name } : {}) };
+    this.secretRequests.push(request);
+    this.onSecretRequest?.(request);
+    const refused = verb ? this.forbidden(verb, namespace, name) : undefined;
+    if (refused) return refused;
+    const key = `${namespace}/${name}`;
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+
+    if (method === 'GET' && name) {
+      const current = this.secrets.get(key);
+      return current ? [200, current] : this.status(404, 'NotFound', `secrets "${name}" not found`);
+    }
+
+    if (method === 'POST' && !name) {
+      if (contentType !== 'application/json') {
+        return this.status(
+          415,
+          'UnsupportedMediaType',
+          'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+        );
+      }
+      const body = JSON.parse(text) as {
+        metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
+        data?: unknown;
+        stringData?: Record<string, string>;
+        type?: string;
+        immutable?: boolean;
+      };
+      const undecodable = this.undecodable(body.data);
+      if (undecodable)
+        return this.status(400, 'BadRequest', `Secret in version "v1" cannot be handled as a Secret: ${undecodable}`);
+      if (body.metadata?.namespace !== undefined && body.metadata.namespace !== namespace) {
+        return this.status(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      // The API server answers this one with a 500 and no reason.
+      if (body.metadata?.resourceVersion) {
+        return [
+          500,
+          {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            message: 'resourceVersion should not be set on objects to be created',
+            code: 500,
+          },
+        ];
+      }
+      const secretName = body.metadata?.name ?? '';
+      const data: Record<string, string> = { ...((body.data as Record<string, string> | undefined) ?? {}) };
+      for (const [k, v] of Object.entries(body.stringData ?? {})) data[k] = Buffer.from(v).toString('base64');
+      const created: StoredSecret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: secretName,
+          namespace,
+          uid: randomUUID(),
+          resourceVersion: String(this.version++),
+          creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          ...(body.metadata?.labels ? { labels: body.metadata.labels } : {}),
+        },
+        type: body.type ?? 'Opaque',
+        ...(Object.keys(data).length > 0 ? { data } : {}),
+        ...(body.immutable !== undefined ? { immutable: body.immutable } : {}),
+      };
+      const problems = this.secretProblems(created);
+      if (problems.length > 0) return this.invalid(secretName, problems);
+      if (this.secrets.has(`${namespace}/${secretName}`)) {
+        return this.status(409, 'AlreadyExists', `secrets "${secretName}" already exists`);
+      }
+      this.secrets.set(`${namespace}/${secretName}`, created);
+      return [201, created];
+    }
+
+    if (method === 'PATCH' && name) {
+      if (contentType !== 'application/merge-patch+json') {
+        return contentType === 'application/json-patch+json' ||
+          contentType === 'application/strategic-merge-patch+json' ||
+          contentType === 'application/apply-patch+yaml'
+          ? this.status(
+              415,
+              'UnsupportedMediaType',
+              `the stand-in takes only merge patches for Secrets, not ${contentType}`,
+            )
+          : this.status(415, 'UnsupportedMediaType', '415: Unsupported Media Type');
+      }
+      const current = this.secrets.get(key);
+      if (!current) return this.status(404, 'NotFound', `secrets "${name}" not found`);
+      const patched = mergePatch(current, JSON.parse(text)) as StoredSecret;
+      // The API server quotes the whole patched object here; so does the stand-in, to keep callers honest.
+      if (this.undecodable(patched.data)) {
+        return [
+          422,
+          {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Invalid',
+            code: 422,
+            message: ` "" is invalid: patch: Invalid value: "${JSON.stringify(patched)}": illegal base64 data at input byte 0`,
+          },
+        ];
+      }
+      if (patched.metadata.resourceVersion !== current.metadata.resourceVersion) {
+        return this.status(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on secrets "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        );
+      }
+      const problems = this.secretProblems(patched, current);
+      if (problems.length > 0) return this.invalid(name, problems);
+      const stored = { ...patched, metadata: { ...patched.metadata, resourceVersion: String(this.version++) } };
+      this.secrets.set(key, stored);
+      return [200, stored];
+    }
+
+    return this.status(405, 'MethodNotAllowed', `the stand-in does not implement ${method} on secrets`);
   }
 }
