@@ -12,6 +12,11 @@ const COMMANDS = {
     entry: '@frequency-gateway/platform/ensure-secret',
     arguments: '--name NAME --key KEY[=PREFIX] … [--namespace NS] [--label K=V …] (--help)',
   },
+  // A Helm pre-upgrade hook: an autoscaler taking over a Deployment's replicas must not reset them to 1.
+  'keep-replicas': {
+    entry: '@frequency-gateway/platform/keep-replicas',
+    arguments: '--deployment NAME … [--field-manager NAME] [--namespace NS] (--help)',
+  },
 };
 
 const usage = () =>

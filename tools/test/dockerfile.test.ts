@@ -144,21 +144,23 @@ describe('bin/gateway.js', () => {
     expect(stderr).toContain('gateway: unknown command accounts\nusage: gateway <command>');
   });
 
-  it('offers every service under services/, the devchain and ensure-secret (the chart hook)', async () => {
+  it('offers every service under services/, the devchain and the chart hooks ensure-secret and keep-replicas', async () => {
     const { code, stdout } = await gateway(['--help']);
     expect(code).toBe(0);
     const offered = stdout
       .split('\n')
       .slice(1, -1)
       .map((line) => line.trim().split(' ')[0]);
-    expect(offered.sort()).toEqual([...readdirSync(join(root, 'services')), 'devchain', 'ensure-secret'].sort());
+    expect(offered.sort()).toEqual(
+      [...readdirSync(join(root, 'services')), 'devchain', 'ensure-secret', 'keep-replicas'].sort(),
+    );
   });
 
   it('starts each command from a package export whose built file mirrors its source', () => {
     const entries = [
       ...readFileSync(join(root, 'bin/gateway.js'), 'utf8').matchAll(/'(@frequency-gateway\/[^/']+)\/([^']+)'/g),
     ];
-    expect(entries).toHaveLength(5);
+    expect(entries).toHaveLength(6);
     const workspaces = ['shared', 'services'].flatMap((dir) =>
       readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
     );

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
 import {
-  ApiException,
-  CoreV1Api,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Secret,
-} from '@kubernetes/client-node';
+  describeApiFailure,
+  namespaceOrDefault,
+  standardOutput,
+  statusOf,
+  type CommandOutput,
+} from './commandSupport.js';
 
 /** One key of a generated Secret: its value is `prefix` followed by a random part (`admin:` + password, say). */
 export interface GeneratedKey {
@@ -47,23 +46,6 @@ const ATTEMPTS = 5;
 
 const randomHex = () => randomBytes(32).toString('hex');
 
-/** The API server's Status of a failed request: code, reason and message (JSON objects in it left out). */
-function describeFailure(error: unknown): string {
-  if (!(error instanceof ApiException)) return String((error as Error)?.message ?? error);
-  let status: { reason?: string; message?: string } = {};
-  const body: unknown = error.body;
-  try {
-    status = typeof body === 'string' ? (JSON.parse(body) as typeof status) : ((body ?? {}) as typeof status);
-  } catch {
-    // Not a Status: the code says enough.
-  }
-  // The API server quotes the whole patched object (data included) in some refusals; keep that out of logs.
-  const message = (status.message ?? '').replace(/\{.*\}/s, '{…}');
-  return `the API server answered ${error.code}${status.reason ? ` ${status.reason}` : ''}${message ? `: ${message}` : ''}`;
-}
-
-const codeOf = (error: unknown) => (error instanceof ApiException ? error.code : undefined);
-
 /**
  * Makes sure the Secret `name` exists with every key in `keys`, generating a random value for each key it lacks:
  * creates the Secret when it is missing, adds missing keys to an existing one (a merge patch guarded by its
@@ -90,7 +72,7 @@ export async function ensureSecret(options: EnsureSecretOptions): Promise<Ensure
     try {
       current = await api.readNamespacedSecret({ name, namespace });
     } catch (error) {
-      if (codeOf(error) !== 404) throw new EnsureSecretError(`cannot read ${where}: ${describeFailure(error)}`);
+      if (statusOf(error) !== 404) throw new EnsureSecretError(`cannot read ${where}: ${describeApiFailure(error)}`);
     }
 
     if (!current) {
@@ -106,8 +88,8 @@ export async function ensureSecret(options: EnsureSecretOptions): Promise<Ensure
         return { action: 'created', added: keys.map((key) => key.name), kept: [] };
       } catch (error) {
         // Another writer created it between the read and now: read it again and complete it.
-        if (codeOf(error) === 409) continue;
-        throw new EnsureSecretError(`cannot create ${where}: ${describeFailure(error)}`);
+        if (statusOf(error) === 409) continue;
+        throw new EnsureSecretError(`cannot create ${where}: ${describeApiFailure(error)}`);
       }
     }
 
@@ -130,16 +112,14 @@ export async function ensureSecret(options: EnsureSecretOptions): Promise<Ensure
       );
       return { action: 'completed', added: missing.map((key) => key.name), kept };
     } catch (error) {
-      if (codeOf(error) === 409 || codeOf(error) === 404) continue;
+      if (statusOf(error) === 409 || statusOf(error) === 404) continue;
       throw new EnsureSecretError(
-        `cannot add ${missing.map((k) => k.name).join(', ')} to ${where}: ${describeFailure(error)}`,
+        `cannot add ${missing.map((k) => k.name).join(', ')} to ${where}: ${describeApiFailure(error)}`,
       );
     }
   }
   throw new EnsureSecretError(`${where} kept changing under this command (${ATTEMPTS} attempts); run it again`);
 }
-
-const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export const ENSURE_SECRET_USAGE = `usage: ensure-secret --name NAME --key KEY[=PREFIX] [--key …] [--namespace NAMESPACE] [--label KEY=VALUE …]
 Creates the Secret NAME when it is missing, with a random value for each KEY (32 random bytes as hex, after PREFIX
@@ -194,22 +174,6 @@ export function parseEnsureSecretArguments(argv: string[]): EnsureSecretArgument
   return { name: parsed.name!, ...(parsed.namespace ? { namespace: parsed.namespace } : {}), keys, labels };
 }
 
-/** The namespace to work in when none is given: the pod's own, else the kubeconfig context's, else `default`. */
-function defaultNamespace(kubeConfig: KubeConfig): string {
-  if (existsSync(SERVICE_ACCOUNT_NAMESPACE)) return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim();
-  return kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
-}
-
-export interface CommandOutput {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-const standardOutput: CommandOutput = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
-
 /**
  * `gateway ensure-secret …`: exit code 0 when the Secret has every key, 1 when it could not be made so, 2 for
  * wrong arguments. One line tells what was done, naming keys, never values.
@@ -228,7 +192,7 @@ export async function runEnsureSecretCommand(argv: string[], output: CommandOutp
   try {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
-    const namespace = parsed.namespace ?? defaultNamespace(kubeConfig);
+    const namespace = parsed.namespace ?? namespaceOrDefault(kubeConfig);
     const outcome = await ensureSecret({ ...parsed, namespace, kubeConfig });
     const where = `Secret ${namespace}/${parsed.name}`;
     const kept = outcome.kept.length > 0 ? `; kept ${outcome.kept.join(', ')} as they were` : '';
@@ -237,7 +201,7 @@ export async function runEnsureSecretCommand(argv: string[], output: CommandOutp
     else output.out(`${where} already has ${outcome.kept.join(', ')}; nothing changed`);
     return 0;
   } catch (error) {
-    output.err(`ensure-secret: ${error instanceof EnsureSecretError ? error.message : describeFailure(error)}`);
+    output.err(`ensure-secret: ${error instanceof EnsureSecretError ? error.message : describeApiFailure(error)}`);
     return 1;
   }
 }

@@ -44,7 +44,18 @@ export type StoredSecret = {
   immutable?: boolean;
 };
 
-/** One rule of an RBAC Role, as the stand-in applies it to Secrets. */
+/** An apps/v1 Deployment as far as the stand-in models one: its name and its replica count. */
+export type StoredDeployment = {
+  apiVersion: 'apps/v1';
+  kind: 'Deployment';
+  metadata: { name: string; namespace: string; resourceVersion: string };
+  spec: { replicas: number };
+};
+
+/** A field manager's ownership of a Deployment's spec.replicas, as managedFields record it. */
+export type ReplicasOwner = { operation: 'Apply' | 'Update'; subresource?: 'scale' };
+
+/** One rule of an RBAC Role, as the stand-in applies it to Secrets and Deployments. */
 export type PolicyRule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
 
 /** How the stand-in answers event writes: as the API server does, with a 500, or not at all. */
@@ -88,7 +99,12 @@ function mergePatch(target: unknown, patch: unknown): unknown {
  *   resourceVersion, 400 for data that is not base64 or a namespace that does not match, a 500 for a create that
  *   sets resourceVersion, 422 Invalid for a bad name, data key or label, more than 1 MiB of data, a changed type,
  *   or new data in an immutable Secret, 415 for a body or patch type it does not take. With `secretsAccess` set,
- *   requests are authorized as RBAC does with those Role rules (resourceNames never match a create): 403 Forbidden.
+ *   requests are authorized as RBAC does with those Role rules (resourceNames never match a create): 403 Forbidden;
+ * - apps/v1 Deployments with get and server-side apply of spec.replicas only, field managers included, as a v1.37
+ *   API server does it: an apply that sets a count other than the current one while another manager owns the field
+ *   is a 409 Conflict (unless forced); an apply that leaves the field out drops its manager's ownership, and when no
+ *   owner is left the count is reset to its default, 1; a scale through the scale subresource (the autoscaler's
+ *   way, `scaleDeployment`) makes its manager the only owner. Authorized by `deploymentsAccess` like Secrets.
  */
 export class KubernetesApiStandIn {
   readonly leases = new Map<string, Lease>();
@@ -107,6 +123,15 @@ export class KubernetesApiStandIn {
   readonly secretRequests: { verb: string; name?: string }[] = [];
   /** The rules of the Role bound to the caller; undefined: every Secret request is allowed. */
   secretsAccess?: PolicyRule[];
+  /** Deployments by `namespace/name`, and the owners of each one's spec.replicas by field manager. */
+  readonly deployments = new Map<string, StoredDeployment>();
+  readonly replicasOwners = new Map<string, Map<string, ReplicasOwner>>();
+  /** Every Deployment request received. */
+  readonly deploymentRequests: { verb: string; name?: string }[] = [];
+  /** The Role rules for Deployments; undefined: every Deployment request is allowed. */
+  deploymentsAccess?: PolicyRule[];
+  /** Called with each Deployment request before it is answered. */
+  onDeploymentRequest?: (request: { verb: string; name?: string }) => void;
   /** Called with each Secret request before it is answered: a test plays another writer there. */
   onSecretRequest?: (request: { verb: string; name?: string }) => void;
   /** Who the caller is, in 403 messages. */
@@ -156,6 +181,9 @@ export class KubernetesApiStandIn {
     const url = req.url ?? '';
     const secrets = /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/?]+))?(?:\?|$)/.exec(url);
     if (secrets) return this.secret(req, secrets[1]!, secrets[2], text);
+    const deployment = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/?]+)(?:\?(.*))?$/.exec(url);
+    if (deployment)
+      return this.deployment(req, deployment[1]!, deployment[2]!, new URLSearchParams(deployment[3]), text);
     const body = text ? (JSON.parse(text) as unknown) : undefined;
     const lease = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/?]+))?/.exec(url);
     if (lease) {
@@ -254,23 +282,32 @@ export class KubernetesApiStandIn {
     ];
   }
 
-  /** RBAC's answer for one Secret request: undefined when a rule allows it. */
-  private forbidden(verb: string, namespace: string, name: string | undefined): Answer | undefined {
-    if (!this.secretsAccess) return undefined;
-    const allowed = this.secretsAccess.some(
+  /** RBAC's answer for one request: undefined when a rule allows it (or no rules are set). */
+  private forbidden(
+    rules: PolicyRule[] | undefined,
+    resource: { group: string; plural: string },
+    verb: string,
+    namespace: string,
+    name: string | undefined,
+  ): Answer | undefined {
+    if (!rules) return undefined;
+    const allowed = rules.some(
       (rule) =>
-        (rule.apiGroups.includes('') || rule.apiGroups.includes('*')) &&
-        (rule.resources.includes('secrets') || rule.resources.includes('*')) &&
+        (rule.apiGroups.includes(resource.group) || rule.apiGroups.includes('*')) &&
+        (rule.resources.includes(resource.plural) || rule.resources.includes('*')) &&
         (rule.verbs.includes(verb) || rule.verbs.includes('*')) &&
         // A rule naming resources never matches a request without a name in its URL (a create, a list).
         (!rule.resourceNames?.length || (name !== undefined && rule.resourceNames.includes(name))),
     );
     if (allowed) return undefined;
-    const what = name === undefined ? 'secrets' : `secrets "${name}"`;
+    const what =
+      name === undefined
+        ? resource.plural
+        : `${resource.plural}${resource.group ? `.${resource.group}` : ''} "${name}"`;
     return this.status(
       403,
       'Forbidden',
-      `${what} is forbidden: User "${this.user}" cannot ${verb} resource "secrets" in API group "" in the namespace "${namespace}"`,
+      `${what} is forbidden: User "${this.user}" cannot ${verb} resource "${resource.plural}" in API group "${resource.group}" in the namespace "${namespace}"`,
     );
   }
 
@@ -342,7 +379,9 @@ export class KubernetesApiStandIn {
     const request = { verb: verb ?? method, ...(name ? { name } : {}) };
     this.secretRequests.push(request);
     this.onSecretRequest?.(request);
-    const refused = verb ? this.forbidden(verb, namespace, name) : undefined;
+    const refused = verb
+      ? this.forbidden(this.secretsAccess, { group: '', plural: 'secrets' }, verb, namespace, name)
+      : undefined;
     if (refused) return refused;
     const key = `${namespace}/${name}`;
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -434,17 +473,11 @@ export class KubernetesApiStandIn {
       const patched = mergePatch(current, JSON.parse(text)) as StoredSecret;
       // The API server quotes the whole patched object here; so does the stand-in, to keep callers honest.
       if (this.undecodable(patched.data)) {
-        return [
+        return this.status(
           422,
-          {
-            kind: 'Status',
-            apiVersion: 'v1',
-            status: 'Failure',
-            reason: 'Invalid',
-            code: 422,
-            message: ` "" is invalid: patch: Invalid value: "${JSON.stringify(patched)}": illegal base64 data at input byte 0`,
-          },
-        ];
+          'Invalid',
+          ` "" is invalid: patch: Invalid value: "${JSON.stringify(patched)}": illegal base64 data at input byte 0`,
+        );
       }
       if (patched.metadata.resourceVersion !== current.metadata.resourceVersion) {
         return this.status(
@@ -461,5 +494,147 @@ export class KubernetesApiStandIn {
     }
 
     return this.status(405, 'MethodNotAllowed', `the stand-in does not implement ${method} on secrets`);
+  }
+
+  /** What the autoscaler does: a scale through the scale subresource, which makes `manager` the only owner. */
+  scaleDeployment(namespace: string, name: string, replicas: number, manager = 'kube-controller-manager'): void {
+    const key = `${namespace}/${name}`;
+    const deployment = this.deployments.get(key);
+    if (!deployment) throw new Error(`no Deployment ${key}`);
+    deployment.spec.replicas = replicas;
+    deployment.metadata.resourceVersion = String(this.version++);
+    this.replicasOwners.set(key, new Map([[manager, { operation: 'Update', subresource: 'scale' }]]));
+  }
+
+  /** A Deployment as an applier (Helm, say) created it with `replicas`, owned by that manager. */
+  addDeployment(namespace: string, name: string, replicas: number, manager = 'helm'): void {
+    const key = `${namespace}/${name}`;
+    this.deployments.set(key, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace, resourceVersion: String(this.version++) },
+      spec: { replicas },
+    });
+    this.replicasOwners.set(key, new Map([[manager, { operation: 'Apply' }]]));
+  }
+
+  /** The server-side apply of spec.replicas by `manager`: a count, or (undefined) a manifest without the field. */
+  private applyReplicas(
+    key: string,
+    name: string,
+    manager: string,
+    replicas: number | undefined,
+    force: boolean,
+  ): Answer {
+    const deployment = this.deployments.get(key)!;
+    const owners = this.replicasOwners.get(key) ?? new Map<string, ReplicasOwner>();
+    if (replicas === undefined) {
+      owners.delete(manager);
+      // No owner left: the field is removed, and defaulting sets it again, to 1.
+      if (owners.size === 0) deployment.spec.replicas = 1;
+    } else {
+      const others = [...owners].filter(([other]) => other !== manager);
+      if (replicas !== deployment.spec.replicas && others.length > 0 && !force) {
+        const conflicts = others.map(
+          ([other, owner]) => `"${other}"${owner.subresource ? ` with subresource "${owner.subresource}"` : ''}`,
+        );
+        return this.status(
+          409,
+          'Conflict',
+          conflicts.length === 1
+            ? `Apply failed with 1 conflict: conflict with ${conflicts[0]} using apps/v1: .spec.replicas`
+            : `Apply failed with ${conflicts.length} conflicts: ${conflicts.map((c) => `conflicts with ${c}:\n- .spec.replicas`).join('\n')}`,
+        );
+      }
+      if (force) owners.clear();
+      owners.set(manager, { operation: 'Apply' });
+      deployment.spec.replicas = replicas;
+    }
+    this.replicasOwners.set(key, owners);
+    deployment.metadata.resourceVersion = String(this.version++);
+    return [200, deployment];
+  }
+
+  private async deployment(
+    req: IncomingMessage,
+    namespace: string,
+    name: string,
+    query: URLSearchParams,
+    text: string,
+  ): Promise<Answer> {
+    const method = req.method ?? 'GET';
+    const verb = { GET: 'get', PATCH: 'patch', PUT: 'update', DELETE: 'delete' }[method] ?? method;
+    const request = { verb, name };
+    this.deploymentRequests.push(request);
+    this.onDeploymentRequest?.(request);
+    const refused = this.forbidden(
+      this.deploymentsAccess,
+      { group: 'apps', plural: 'deployments' },
+      verb,
+      namespace,
+      name,
+    );
+    if (refused) return refused;
+    const key = `${namespace}/${name}`;
+    if (method === 'GET') {
+      const current = this.deployments.get(key);
+      return current ? [200, current] : this.status(404, 'NotFound', `deployments.apps "${name}" not found`);
+    }
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+    if (method !== 'PATCH' || contentType !== 'application/apply-patch+yaml') {
+      return this.status(415, 'UnsupportedMediaType', `the stand-in takes only server-side applies for Deployments`);
+    }
+    const manager = query.get('fieldManager');
+    if (!manager) {
+      return this.status(
+        422,
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      );
+    }
+    const force = query.get('force');
+    if (force !== null && force !== 'true' && force !== 'false') {
+      return this.status(400, 'BadRequest', `force: invalid value "${force}"`);
+    }
+    // JSON is YAML: the client sends the apply configuration as JSON.
+    const body = JSON.parse(text) as {
+      apiVersion?: string;
+      kind?: string;
+      metadata?: { name?: string; namespace?: string };
+      spec?: Record<string, unknown>;
+    } & Record<string, unknown>;
+    if (body.apiVersion !== 'apps/v1' || body.kind !== 'Deployment') {
+      return this.status(400, 'BadRequest', `invalid object type: ${body.apiVersion ?? ''}, Kind=${body.kind ?? ''}`);
+    }
+    if (body.metadata?.name !== name) {
+      return this.status(
+        400,
+        'BadRequest',
+        `the name of the object (${body.metadata?.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    const modelled =
+      Object.keys(body).every((k) => ['apiVersion', 'kind', 'metadata', 'spec'].includes(k)) &&
+      Object.keys(body.metadata).every((k) => k === 'name' || k === 'namespace') &&
+      Object.keys(body.spec ?? {}).every((k) => k === 'replicas');
+    if (!modelled) return this.status(400, 'BadRequest', 'the stand-in models only spec.replicas of a Deployment');
+    // The real API server would create the Deployment from this apply, and refuse it as incomplete.
+    if (!this.deployments.has(key)) {
+      return this.status(
+        422,
+        'Invalid',
+        `Deployment.apps "${name}" is invalid: [spec.selector: Required value, spec.template.spec.containers: Required value]`,
+      );
+    }
+    const replicas = body.spec?.replicas;
+    if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)) {
+      return this.status(422, 'Invalid', `Deployment.apps "${name}" is invalid: spec.replicas: Invalid value`);
+    }
+    return this.applyReplicas(key, name, manager, replicas as number | undefined, force === 'true');
+  }
+
+  /** A manager's server-side apply of a Deployment manifest with or without spec.replicas (Helm's upgrade, say). */
+  applyManifest(namespace: string, name: string, manager: string, replicas: number | undefined): Answer {
+    return this.applyReplicas(`${namespace}/${name}`, name, manager, replicas, false);
   }
 }
