@@ -18,6 +18,11 @@
 {{- $_ := set $data "IPFS_BASIC_AUTH_USER" $root.Values.externalIpfs.basicAuthUser -}}
 {{- end -}}
 {{- end -}}
+{{- /* Every service has a component that sends to URLs clients or operators give (webhooks, callbacks). */ -}}
+{{- $_ := set $data "OUTBOUND_POLICY" $root.Values.outbound.policy -}}
+{{- with $root.Values.outbound.allowedDestinations -}}
+{{- $_ := set $data "OUTBOUND_ALLOWED_DESTINATIONS" (join "," .) -}}
+{{- end -}}
 {{- if eq $c.service "content-publishing" -}}
 {{- $_ := set $data "FILE_UPLOAD_MAX_SIZE_IN_BYTES" (toString (int64 $root.Values.contentPublishing.api.maxUploadBytes)) -}}
 {{- end -}}
@@ -27,22 +32,4 @@
 {{- range $k, $v := $data }}
 {{ $k }}: {{ $v | quote }}
 {{- end -}}
-{{- end -}}
-
-{{/* Secret variables a component reads, each from the gateway's Secret; absent keys are allowed. */}}
-{{- define "gateway.secretKeys" -}}
-{{- $keys := list -}}
-{{- if and (ne .service "content-watcher") (or (eq .role "worker") (eq .service "account")) -}}
-{{- $keys = append $keys "PROVIDER_ACCOUNT_SEED_PHRASE" -}}
-{{- end -}}
-{{- if .webhooks -}}
-{{- $keys = append $keys "WEBHOOK_SECRET" -}}
-{{- end -}}
-{{- if eq .role "api" -}}
-{{- $keys = append $keys "QUEUES_BASIC_AUTH" -}}
-{{- end -}}
-{{- if .ipfs -}}
-{{- $keys = append $keys "IPFS_BASIC_AUTH_SECRET" -}}
-{{- end -}}
-{{- toJson $keys -}}
 {{- end -}}

@@ -1,4 +1,5 @@
-import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Job } from 'kubernetes-models/batch/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -25,6 +26,8 @@ interface Validating {
 /** The Kubernetes and prometheus-operator schema of every kind the chart may render. */
 const MODELS: Record<string, new (data: never) => Validating> = {
   'v1/ConfigMap': ConfigMap,
+  'v1/Pod': Pod,
+  'batch/v1/Job': Job,
   'v1/Secret': Secret,
   'v1/Service': Service,
   'v1/ServiceAccount': ServiceAccount,
@@ -52,10 +55,16 @@ export function schemaProblems(object: K8sObject): string[] {
   }
 }
 
+/** Everything that runs Pods: Deployments, StatefulSets, Jobs (the hooks) and bare Pods (the `helm test` ones). */
 export const workloads = (objects: K8sObject[]) =>
-  objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+  objects.filter((o) => ['Deployment', 'StatefulSet', 'Job', 'Pod'].includes(o.kind));
 
-export const podSpec = (workload: K8sObject): IPodSpec => workload.spec.template.spec as IPodSpec;
+export const podSpec = (workload: K8sObject): IPodSpec =>
+  (workload.kind === 'Pod' ? workload.spec : workload.spec.template.spec) as IPodSpec;
+
+/** The labels of the Pods a workload runs. */
+export const podLabels = (workload: K8sObject): Record<string, string> =>
+  (workload.kind === 'Pod' ? workload.metadata.labels : workload.spec.template.metadata.labels) ?? {};
 
 const ALLOWED_VOLUMES = [
   'configMap',
@@ -104,3 +113,19 @@ export function restrictedViolations(workload: K8sObject): string[] {
 /** Whether a label selector (matchLabels only, as the chart writes them) selects these labels. */
 export const selects = (matchLabels: Record<string, string> | undefined, labels: Record<string, string> = {}) =>
   matchLabels !== undefined && Object.entries(matchLabels).every(([key, value]) => labels[key] === value);
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+}
+
+/** Whether a whole LabelSelector (matchLabels and matchExpressions, as the API server reads them) selects labels. */
+export function selectorMatches(selector: LabelSelector, labels: Record<string, string> = {}): boolean {
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const byExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    if (operator === 'In') return key in labels && values.includes(labels[key]!);
+    if (operator === 'NotIn') return !(key in labels) || !values.includes(labels[key]!);
+    return operator === 'Exists' ? key in labels : !(key in labels);
+  });
+  return byLabels && byExpressions;
+}

@@ -20,9 +20,18 @@ app.kubernetes.io/part-of: frequency-gateway
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
-{{/* The Secret holding the password, and its key. */}}
+{{/*
+The Secret holding the password, and its key: the existing one; or the one rendered from `auth.password`; or
+`<fullname>-generated` (key redis-password), made in the cluster by the gateway chart's hook.
+*/}}
 {{- define "redis.secretName" -}}
-{{- default (include "redis.fullname" .) .Values.auth.existingSecret -}}
+{{- if .Values.auth.existingSecret -}}
+{{ .Values.auth.existingSecret }}
+{{- else if .Values.auth.password -}}
+{{ include "redis.fullname" . }}
+{{- else -}}
+{{ printf "%s-generated" (include "redis.fullname" . | trunc 53 | trimSuffix "-") }}
+{{- end -}}
 {{- end -}}
 {{- define "redis.secretKey" -}}
 {{- if .Values.auth.existingSecret }}{{ .Values.auth.existingSecretPasswordKey }}{{ else }}redis-password{{ end -}}
