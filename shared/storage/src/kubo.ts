@@ -51,7 +51,10 @@ export class KuboStore implements ContentStore {
     const meter = new StreamMeter(options.maxBytes ?? Number.POSITIVE_INFINITY);
     let added: AddedEntry[];
     try {
-      added = await this.rpcAdd([meter.measure(asChunks(source))], options.signal ? { signal: options.signal } : {});
+      added = await this.rpcAdd([meter.measure(asChunks(source))], {
+        pin: options.pin ?? true,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
     } catch (error) {
       if (meter.exceeded) throw new ContentTooLargeError(options.maxBytes as number);
       throw error;
@@ -81,7 +84,7 @@ export class KuboStore implements ContentStore {
 
   private async rpcAdd(
     parts: AsyncIterable<Uint8Array>[],
-    options: { wrap?: boolean; signal?: AbortSignal },
+    options: { wrap?: boolean; pin?: boolean; signal?: AbortSignal },
   ): Promise<AddedEntry[]> {
     const boundary = `----gateway-${randomUUID()}`;
     const encoder = new TextEncoder();
@@ -101,7 +104,7 @@ export class KuboStore implements ContentStore {
       'raw-leaves': String(IMPORT_PARAMETERS.rawLeaves),
       chunker: `size-${IMPORT_PARAMETERS.chunkSize}`,
       hash: IMPORT_PARAMETERS.hashAlg,
-      pin: 'true',
+      pin: String(options.pin ?? true),
       progress: 'false',
       'wrap-with-directory': String(options.wrap ?? false),
     });

@@ -8,6 +8,11 @@ export interface StoredContent {
 export interface AddOptions {
   /** Refuse (ContentTooLargeError) content longer than this; nothing is kept. Default: unlimited. */
   maxBytes?: number;
+  /**
+   * Keep what is added (default). `false` adds without pinning, for content that is kept only once something
+   * else decides so (then `pin(cid)`): until then Kubo's garbage collection may take it.
+   */
+  pin?: boolean;
   signal?: AbortSignal;
 }
 
@@ -25,7 +30,10 @@ export interface ReadOptions {
 export interface ContentStore {
   /** Where it lives, safe to show in /healthz (no credentials). */
   readonly target: string;
-  /** Streams content in; the DSNP hash is computed on the way. What is added is kept (Kubo pins it; the embedded store never collects). */
+  /**
+   * Streams content in; the DSNP hash is computed on the way. What is added is kept (Kubo pins it, unless
+   * `pin: false`; the embedded store never collects).
+   */
   add(source: AsyncIterable<Uint8Array> | Uint8Array, options?: AddOptions): Promise<StoredContent>;
   /**
    * Adds pieces of content held in memory all at once (Kubo: one RPC call and one pin for all of them), each

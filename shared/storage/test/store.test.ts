@@ -77,6 +77,21 @@ describe('content stores', () => {
     },
   );
 
+  it('Kubo: adds without pinning when asked, and keeps the content once pinned', async () => {
+    const pinType = async (cid: string) => {
+      const answer = await fetch(`${kubo.apiUrl}/api/v0/pin/ls?arg=${cid}&type=recursive`, { method: 'POST' });
+      return ((await answer.json()) as { Keys?: Record<string, { Type: string }> }).Keys?.[cid]?.Type;
+    };
+    const bytes = bytesOf(300_000, 30);
+    const stored = await stores.kubo.add(streamed(bytes), { pin: false });
+    expect(await stores.kubo.exists(stored.cid)).toBe(true);
+    expect(await pinType(stored.cid)).toBeUndefined();
+    await stores.kubo.pin(stored.cid);
+    expect(await pinType(stored.cid)).toBe('recursive');
+    const pinned = await stores.kubo.add(bytesOf(1_000, 31));
+    expect(await pinType(pinned.cid)).toBe('recursive');
+  });
+
   it('both make the same CID from the same bytes, across chunk and DAG-level boundaries', async () => {
     const sizes = [1, 262_144, 262_145, 3_000_000, 174 * 262_144 + 1];
     for (const [index, size] of sizes.entries()) {
