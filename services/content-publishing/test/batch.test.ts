@@ -2,7 +2,8 @@ import { ChainQueries } from '@frequency-gateway/chain';
 import type { Queue } from 'bullmq';
 import type { BatchFilesJob } from '../src/jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
-import { answerOf, call, form, png, startApiStack, type ApiStack } from './support/stack.js';
+import { contentId } from '@frequency-gateway/storage';
+import { answerOf, call, expectDocumented, form, png, startApiStack, type ApiStack } from './support/stack.js';
 
 const CID_A = 'bafybeifcdlhd3gu4ryvvzf74kefmsvxtfdmt7tn2qoq2xlkv3yr4fd62ce';
 const CID_B = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
@@ -14,6 +15,8 @@ describe('batch announcements', () => {
   let broadcastSchema: number;
   let itemizedSchema: number;
 
+  /** Whether the api recorded the bytes as an uploaded asset. */
+  const recorded = async (bytes: Uint8Array) => (await stack.redis.exists(`cp:asset:${await contentId(bytes)}`)) === 1;
   const parquet = (seed: number) => ({ name: `${seed}.parquet`, type: PARQUET, bytes: png(500, seed) });
   const v3 = async (files: ReturnType<typeof parquet>[], schemaIds: string[]) => {
     const response = await fetch(`${stack.url}/v3/content/batchAnnouncement`, {
@@ -128,6 +131,7 @@ describe('batch announcements', () => {
       expect((await stack.jobOf(publish, first!.referenceId))!.data.files).toEqual([
         { cid: first!.cid, schemaId: broadcastSchema },
       ]);
+      await expectDocumented(stack.url, 'post', '/v3/content/batchAnnouncement', answer.status);
     });
 
     it('207 with the right entry per file when some files fail', async () => {
@@ -141,42 +145,59 @@ describe('batch announcements', () => {
         { error: 'Unsupported file type (image/png)' },
         { referenceId: expect.any(String), cid: expect.any(String) },
       ]);
+      await expectDocumented(stack.url, 'post', '/v3/content/batchAnnouncement', answer.status);
     });
 
-    it('500 with the files array when no file could be uploaded', async () => {
-      const answer = await v3([{ name: 'x.png', type: 'image/png', bytes: png(100) }], [String(broadcastSchema)]);
-      expect(answer.status).toBe(500);
-      expect(answer.body).toEqual({ files: [{ error: 'Unsupported file type (image/png)' }] });
+    it('415 naming each file and why when every file is refused, and nothing is kept', async () => {
+      const image = png(100, 21);
+      const answer = await v3(
+        [
+          { name: 'x.png', type: 'image/png', bytes: image },
+          { name: 'y.txt', type: 'text/plain', bytes: png(10, 22) },
+        ],
+        [String(broadcastSchema), String(broadcastSchema)],
+      );
+      expect(answer.status).toBe(415);
+      expect(answer.body.message).toEqual([
+        'body.files.0 ("x.png"): Unsupported file type (image/png)',
+        'body.files.1 ("y.txt"): Unsupported file type (text/plain)',
+      ]);
+      expect(await recorded(image)).toBe(false);
+      await expectDocumented(stack.url, 'post', '/v3/content/batchAnnouncement', answer.status);
     });
 
     it('400 for no files, and the api goes on serving', async () => {
       const empty = await v3([], [String(broadcastSchema)]);
       expect(empty.status).toBe(400);
-      expect(empty.body.message).toEqual(['files: no files in the request']);
+      expect(empty.body.message).toEqual(['body.files: is required']);
       const notMultipart = await call(stack.url, 'POST', '/v3/content/batchAnnouncement', { files: [] });
       expect(notMultipart.status).toBe(400);
       expect((await v3([parquet(5)], [String(broadcastSchema)])).status).toBe(200);
     });
 
-    it('400 when schemaIds are missing, extra, invalid or not batch schemas', async () => {
+    it('400 when schemaIds are missing, extra, invalid or not batch schemas, keeping none of the files', async () => {
       const missing = await v3([parquet(6), parquet(7)], [String(broadcastSchema)]);
       expect(missing.status).toBe(400);
       expect(missing.body.message).toEqual([
-        'schemaId: 1 schemaId field(s) for 2 file(s); send one schemaId per file, in file order',
+        'body.schemaId: 1 schemaId field(s) for 2 file(s); send one schemaId per file, in file order',
       ]);
       const invalid = await v3([parquet(6), parquet(7)], [String(broadcastSchema), 'abc']);
-      expect(invalid.body.message).toEqual([expect.stringMatching(/^schemaId\.1: must be a schema id/)]);
+      expect(invalid.body.message).toEqual([expect.stringMatching(/^body\.schemaId\.1: must be a schema id/)]);
       const wrong = await v3([parquet(6)], [String(itemizedSchema)]);
       expect(wrong.status).toBe(400);
       expect(wrong.body.message).toEqual([
-        expect.stringMatching(/^schemaId\.0: schema \d+ is not an IPFS Parquet schema/),
+        expect.stringMatching(/^body\.schemaId\.0: schema \d+ is not an IPFS Parquet schema/),
       ]);
+      expect(await recorded(parquet(6).bytes)).toBe(false);
+      expect(await recorded(parquet(7).bytes)).toBe(false);
     });
 
     it('400 for more files than the limit', async () => {
       const answer = await v3([1, 2, 3, 4].map(parquet), Array(4).fill(String(broadcastSchema)));
       expect(answer.status).toBe(400);
-      expect(answer.body.message).toEqual(['files: more files than this service accepts in one request']);
+      expect(answer.body.message).toEqual([
+        'body.files: more than 3 files in one request, the most it may carry (FILE_UPLOAD_COUNT_LIMIT)',
+      ]);
     });
   });
 });

@@ -53,8 +53,8 @@ describe('uploads through the api process into Kubo', () => {
     try {
       const before = await pins(kubo);
       const tooLarge = await streamUpload(small.url, 3 * MiB, { path: '/v1/asset/upload', method: 'PUT' });
-      expect(tooLarge.status).toBe(400);
-      expect(tooLarge.text).toMatch(/File is larger than 2097152 bytes/);
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.text).toMatch(/is larger than 2097152 bytes/);
       await streamUpload(small.url, 40 * MiB, { abortAfter: MiB });
       expect(await pins(kubo)).toEqual(before);
       expect((await fetch(`${small.url}/livez`)).status).toBe(200);

@@ -1,22 +1,20 @@
-import { badRequest, defineRoute, HttpError, type Route } from '@frequency-gateway/platform';
+import { defineRoute, HttpError, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
-import { uploadResults, type UploadResult } from './assets.js';
-import type { RequestHandler } from 'express';
+import { UPLOAD_MIME_TYPES } from './assets.js';
+import { fileParts, isStored, receivedFiles, refusals, UPLOAD_REFUSALS, type Uploads } from './uploads.js';
 
-const binaryFiles = z.object({
-  files: z
-    .array(z.string().meta({ format: 'binary' }))
-    .optional()
-    .meta({ description: 'The files, each with its own Content-Type (images, video, audio, Parquet)' }),
+const assetFiles = z.object({
+  files: fileParts('The files, each with its own Content-Type (images, video, audio, Parquet)'),
 });
 
 const uploadResult = z.union([
   z.object({ cid: z.string().meta({ description: 'CIDv1 of the stored file' }) }),
-  z.object({ error: z.string() }),
+  z.object({ error: z.string().meta({ description: 'Why this file was refused (its type)' }) }),
 ]);
 
 /** Asset upload routes: v2 (per-file results) and the deprecated v1 (all or nothing). */
-export function assetRoutes(upload: RequestHandler[]): Route[] {
+export function assetRoutes(uploads: Uploads): Route[] {
+  const receive = [uploads.receive(UPLOAD_MIME_TYPES)];
   return [
     defineRoute({
       method: 'post',
@@ -24,19 +22,30 @@ export function assetRoutes(upload: RequestHandler[]): Route[] {
       operationId: 'AssetControllerV2_uploadFile_v2',
       summary: 'Upload assets, streamed to IPFS',
       description:
-        'Each file is streamed into IPFS as it arrives. The answer lists every file in request order with its CID, or the reason it was refused (type, size, count).',
+        'Each file is streamed into IPFS as it arrives. The answer lists every file in request order with its CID, or the reason it was refused (its type). A request over a limit is refused as a whole.',
       tags: ['asset'],
-      body: binaryFiles,
+      body: assetFiles,
       bodyContentType: 'multipart/form-data',
-      middleware: upload,
+      middleware: receive,
       responses: {
-        202: { description: 'One entry per file', schema: z.object({ files: z.array(uploadResult) }) },
-        400: { description: 'No files, or not a multipart request' },
+        202: {
+          description: 'One entry per file; at least one was stored',
+          schema: z.object({ files: z.array(uploadResult) }),
+        },
+        ...UPLOAD_REFUSALS,
+        415: { description: 'No file is of a type this operation takes; each is named with its type' },
       },
-      handler: (_input, { req }) => {
-        const files = uploadResults(req);
-        if (files.length === 0) throw badRequest('files: no files in the request');
-        return { status: 202, body: { files } };
+      handler: async (_input, { req, log }) => {
+        const files = receivedFiles(req);
+        const stored = files.filter(isStored);
+        if (stored.length === 0) throw new HttpError(415, refusals(files));
+        await uploads.keep(stored, log);
+        return {
+          status: 202,
+          body: {
+            files: files.map((file) => ('refused' in file ? { error: file.refused } : { cid: file.stored.cid })),
+          },
+        };
       },
     }),
     defineRoute({
@@ -44,26 +53,24 @@ export function assetRoutes(upload: RequestHandler[]): Route[] {
       path: '/v1/asset/upload',
       operationId: 'AssetControllerV1_assetUpload_v1',
       summary: 'Upload assets (deprecated: use POST /v2/asset/upload)',
+      description: 'All or nothing: every file is kept, or none.',
       tags: ['asset'],
-      body: binaryFiles,
+      deprecated: true,
+      body: assetFiles,
       bodyContentType: 'multipart/form-data',
-      middleware: upload,
+      middleware: receive,
       responses: {
         202: { description: 'The CIDs, in upload order', schema: z.object({ assetIds: z.array(z.string()) }) },
-        400: { description: 'No files, too many files or a file too large' },
-        422: { description: 'A file type that is not allowed' },
+        ...UPLOAD_REFUSALS,
+        422: { description: 'A file of a type that is not allowed (each is named); nothing was kept' },
       },
-      handler: (_input, { req }) => {
-        const files = uploadResults(req);
-        const errors = files.flatMap((file: UploadResult, index) =>
-          'error' in file ? [`files.${index}: ${file.error}`] : [],
-        );
-        if (files.length === 0) errors.push('files: no files in the request');
-        if (errors.length > 0) {
-          const status = errors.every((error) => error.includes('Unsupported file type')) ? 422 : 400;
-          throw new HttpError(status, errors);
-        }
-        return { status: 202, body: { assetIds: files.map((file) => (file as { cid: string }).cid) } };
+      handler: async (_input, { req, log }) => {
+        const files = receivedFiles(req);
+        const refused = refusals(files);
+        if (refused.length > 0) throw new HttpError(422, refused);
+        const stored = files.filter(isStored);
+        await uploads.keep(stored, log);
+        return { status: 202, body: { assetIds: stored.map((file) => file.stored.cid) } };
       },
     }),
   ];

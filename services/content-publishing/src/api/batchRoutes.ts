@@ -1,10 +1,10 @@
-import { badRequest, defineRoute, type Route } from '@frequency-gateway/platform';
-import type { RequestHandler } from 'express';
+import { badRequest, defineRoute, HttpError, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import type { SchemaDirectory } from '@frequency-gateway/chain';
 import { JOB_NAMES, type BatchFile, type BatchFilesJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { TOO_MANY_FILES, uploadResults } from './assets.js';
+import { BATCH_MIME_TYPES } from './assets.js';
+import { fileParts, isStored, receivedFiles, refusals, UPLOAD_REFUSALS, type Uploads } from './uploads.js';
 import { fromChain } from '@frequency-gateway/chain';
 import type { Intake } from '@frequency-gateway/platform';
 import { AnnouncementResponseDto, BatchFilesDto, schemaId as schemaIdSchema } from './schemas.js';
@@ -50,10 +50,8 @@ const BatchAnnouncementResponseDto = z
   .object({ files: z.array(BatchAnnouncementDto) })
   .meta({ id: 'BatchAnnouncementResponseDto' });
 
-const schemaIdField = z.array(schemaIdSchema());
-
 /** Batch announcements: stored Parquet files by CID (v2) and uploaded ones (v3). */
-export function batchRoutes(intake: Intake, directory: SchemaDirectory, upload: RequestHandler[]): Route[] {
+export function batchRoutes(intake: Intake, directory: SchemaDirectory, uploads: Uploads): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -88,70 +86,68 @@ export function batchRoutes(intake: Intake, directory: SchemaDirectory, upload: 
       operationId: 'ContentControllerV3_postUploadBatchAnnouncement_v3',
       summary: 'Upload Parquet batch files and announce them',
       description:
-        'Multipart: file parts (Parquet) and one `schemaId` field per file, paired in order. Each file is streamed into IPFS and announced under its own referenceId.',
+        'Multipart: file parts (Parquet) and one `schemaId` field per file, paired in order. Each file is streamed into IPFS and announced under its own referenceId. Files of another type are refused one by one (207); a request over a limit, or with schemaIds missing or invalid, is refused as a whole and nothing of it is kept.',
       tags: ['content'],
-      // Checked by the handler, which reports problems per file and schemaId.
       body: z.object({
-        files: z
-          .array(z.string().meta({ format: 'binary' }))
-          .optional()
-          .meta({ description: 'Parquet files (application/vnd.apache.parquet)' }),
-        schemaId: z
-          .union([z.string(), z.array(z.string())])
-          .optional()
-          .meta({
-            description: 'The schema of each file (an IPFS Parquet schema id), one field per file, in file order',
-          }),
+        files: fileParts('Parquet files (application/vnd.apache.parquet)'),
+        schemaId: z.array(schemaIdSchema()).meta({
+          description: 'The schema of each file (an IPFS Parquet schema id), one field per file, in file order',
+        }),
       }),
       bodyContentType: 'multipart/form-data',
-      middleware: upload,
+      middleware: [uploads.receive(BATCH_MIME_TYPES)],
       responses: {
         200: { description: 'Every file uploaded and announced', schema: BatchAnnouncementResponseDto },
         207: {
-          description: 'Some files failed; each entry has referenceId and cid, or error',
+          description:
+            'Some files were refused (their type) or could not be announced; each entry has referenceId and cid, or error',
           schema: BatchAnnouncementResponseDto,
         },
-        400: { description: 'No files, too many files, or schemaIds missing, extra or invalid' },
-        500: { description: 'No file could be uploaded or announced', schema: BatchAnnouncementResponseDto },
-        503: { description: 'The chain is not reachable; nothing was announced' },
+        ...UPLOAD_REFUSALS,
+        400: {
+          description: `${UPLOAD_REFUSALS[400].description}; or schemaIds missing, extra, invalid or not IPFS Parquet schemas`,
+        },
+        415: { description: 'No file is a Parquet file; each is named with its type; nothing was kept' },
+        503: {
+          description: 'The chain, the content store or Redis is not reachable; nothing was announced; try again',
+        },
       },
-      handler: async (_input, { req }) => {
-        const uploads = uploadResults(req);
-        if (uploads.length === 0) throw badRequest('files: no files in the request');
-        if (uploads.some((file) => 'error' in file && file.error === TOO_MANY_FILES))
-          throw badRequest(`files: more files than this service accepts in one request`);
-        const raw = (req.body as { schemaId?: unknown } | undefined)?.schemaId;
-        const given = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-        if (given.length !== uploads.length)
+      handler: async ({ body }, { req, log }) => {
+        const received = receivedFiles(req);
+        const schemaIds = body.schemaId;
+        if (schemaIds.length !== received.length)
           throw badRequest(
-            `schemaId: ${given.length} schemaId field(s) for ${uploads.length} file(s); send one schemaId per file, in file order`,
+            `body.schemaId: ${schemaIds.length} schemaId field(s) for ${received.length} file(s); send one schemaId per file, in file order`,
           );
-        const parsed = schemaIdField.safeParse(given);
-        if (!parsed.success)
-          throw badRequest(parsed.error.issues.map((issue) => `schemaId.${issue.path.join('.')}: ${issue.message}`));
-        const schemaIds = parsed.data;
         await checkSchemas(
           directory,
           [...new Set(schemaIds)].map((schemaId) => ({
             schemaId,
-            path: `schemaId.${schemaIds.indexOf(schemaId)}`,
+            path: `body.schemaId.${schemaIds.indexOf(schemaId)}`,
           })),
         );
+        const stored = received.filter(isStored);
+        if (stored.length === 0) throw new HttpError(415, refusals(received));
+        await uploads.keep(stored, log);
 
-        const files = await Promise.all(
-          uploads.map(async (upload, index) => {
-            if ('error' in upload) return { error: upload.error };
+        const queued = await Promise.all(
+          received.map(async (file): Promise<{ entry: z.input<typeof BatchAnnouncementDto>; failure?: unknown }> => {
+            if ('refused' in file) return { entry: { error: file.refused } };
+            const { cid } = file.stored;
             try {
-              const { referenceId } = await acceptFiles(intake, [{ cid: upload.cid, schemaId: schemaIds[index]! }]);
-              return { referenceId, cid: upload.cid };
-            } catch {
-              return { cid: upload.cid, error: 'Uploaded, but the batch announcement could not be queued' };
+              const { referenceId } = await acceptFiles(intake, [{ cid, schemaId: schemaIds[file.index]! }]);
+              return { entry: { referenceId, cid } };
+            } catch (failure) {
+              log.error({ err: failure, cid }, 'an uploaded batch file could not be queued for announcement');
+              return { entry: { cid, error: 'Uploaded, but the batch announcement could not be queued' }, failure };
             }
           }),
         );
-        const failed = files.filter((file) => 'error' in file).length;
-        const status = failed === 0 ? 200 : failed === files.length ? 500 : 207;
-        return { status, body: { files } };
+        // Nothing announced: the cause (Redis away: 503) is the answer, as on every other route.
+        if (!queued.some(({ entry }) => entry.referenceId !== undefined))
+          throw queued.find(({ failure }) => failure !== undefined)?.failure;
+        const files = queued.map(({ entry }) => entry);
+        return { status: files.some((file) => file.error !== undefined) ? 207 : 200, body: { files } };
       },
     }),
   ];

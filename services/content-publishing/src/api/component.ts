@@ -1,7 +1,6 @@
 import { chainCheck, chainVariables, openChain } from '@frequency-gateway/chain';
 import {
   apiVariables,
-  badRequest,
   Intake,
   intakeStream,
   openRedis,
@@ -12,18 +11,18 @@ import {
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables } from '@frequency-gateway/storage';
 import { DEFAULT_WEBHOOK_QUEUE } from '@frequency-gateway/webhooks';
-import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { SchemaDirectory } from '@frequency-gateway/chain';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { INTAKE_SERVICE, requestRecordSchema, requestStatusStore, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
-import { AssetCatalog, BATCH_MIME_TYPES, uploadMiddleware } from './assets.js';
+import { AssetCatalog } from './assets.js';
 import { assetRoutes } from './assetRoutes.js';
 import { batchRoutes } from './batchRoutes.js';
 import { contentRoutes } from './contentRoutes.js';
 import { devRoutes } from './devRoutes.js';
 import { onChainRoutes } from './onChainRoutes.js';
+import { Uploads } from './uploads.js';
 
 export const contentPublishingApiConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-publishing' }),
@@ -32,22 +31,25 @@ export const contentPublishingApiConfig = {
   ...storageVariables(),
   FILE_UPLOAD_MAX_SIZE_IN_BYTES: variable(
     z.coerce.number().int().positive().default(2_000_000_000),
-    'Largest file an upload may carry, in bytes; a larger one is refused and nothing of it is kept',
+    'Largest file an upload may carry, in bytes; a larger one is refused (413) as soon as it crosses the limit and nothing of its request is kept',
   ),
   FILE_UPLOAD_COUNT_LIMIT: variable(
     z.coerce.number().int().positive().default(10),
-    'Most files one upload request may carry',
+    'Most files one upload request may carry (400 at the next one)',
+  ),
+  FILE_UPLOAD_FIELD_COUNT_LIMIT: variable(
+    z.coerce.number().int().positive().optional(),
+    'Most text fields one upload request may carry (400 at the next one); by default twice FILE_UPLOAD_COUNT_LIMIT (a v3 batch upload sends one schemaId per file)',
+  ),
+  FILE_UPLOAD_FIELD_MAX_SIZE_IN_BYTES: variable(
+    z.coerce.number().int().positive().default(1024),
+    'Longest text field of an upload request, in bytes (400 past it)',
   ),
   ...requestStatusVariables(),
 };
 
 /** How long a route waits for a chain that is still connecting before answering 503. */
 const CHAIN_WAIT_MS = 5_000;
-
-const isMultipart: RequestHandler = (request, _response, next) =>
-  request.headers['content-type']?.startsWith('multipart/form-data')
-    ? next()
-    : next(badRequest('files: send the files as multipart/form-data'));
 
 export const contentPublishingApi: ComponentDefinition<typeof contentPublishingApiConfig> = {
   name: 'content-publishing-api',
@@ -72,14 +74,17 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     const intake = new Intake(status, logger, metrics, { service: INTAKE_SERVICE, stream });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
-    const limits = { maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES, maxFiles: config.FILE_UPLOAD_COUNT_LIMIT };
-    const assetUpload = [isMultipart, uploadMiddleware(store, catalog, limits)];
-    const batchUpload = [isMultipart, uploadMiddleware(store, catalog, { ...limits, mimeTypes: BATCH_MIME_TYPES })];
+    const uploads = new Uploads(store, catalog, {
+      maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES,
+      maxFiles: config.FILE_UPLOAD_COUNT_LIMIT,
+      maxFields: config.FILE_UPLOAD_FIELD_COUNT_LIMIT ?? 2 * config.FILE_UPLOAD_COUNT_LIMIT,
+      maxFieldBytes: config.FILE_UPLOAD_FIELD_MAX_SIZE_IN_BYTES,
+    });
 
     const routes = [
-      ...assetRoutes(assetUpload),
+      ...assetRoutes(uploads),
       ...contentRoutes(intake, catalog),
-      ...batchRoutes(intake, directory, batchUpload),
+      ...batchRoutes(intake, directory, uploads),
       ...onChainRoutes(intake, directory, config.PROVIDER_ID),
       ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
       ...(config.ENVIRONMENT === 'dev' ? devRoutes({ intake, queues, redis, stream }) : []),

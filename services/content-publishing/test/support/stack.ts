@@ -137,6 +137,18 @@ export async function answerOf(response: Response): Promise<Answer> {
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
+type OpenApiOperations = Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+
+/** Fails unless the api's OpenAPI document lists `status` among the answers of the operation. */
+export async function expectDocumented(url: string, method: string, path: string, status: number): Promise<void> {
+  const doc = (await (await fetch(`${url}/docs/swagger.json`)).json()) as { paths: OpenApiOperations };
+  const documented = Object.keys(doc.paths[path]?.[method]?.responses ?? {});
+  expect({ operation: `${method.toUpperCase()} ${path}`, status: documented.includes(String(status)) }).toEqual({
+    operation: `${method.toUpperCase()} ${path}`,
+    status: true,
+  });
+}
+
 /** A file with PNG magic bytes and deterministic content. */
 export function png(size: number, seed = 0): Uint8Array {
   const bytes = new Uint8Array(size);
