@@ -3,7 +3,8 @@ import { PassThrough } from 'node:stream';
 import { startDevchain } from '@frequency-gateway/devchain';
 import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
 import { contentPublishingApi } from '../src/api/component.js';
-import { call, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
+import { contentId } from '@frequency-gateway/storage';
+import { call, form, png, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
 
 interface SpecOperation {
   method: string;
@@ -14,6 +15,25 @@ interface SpecOperation {
 const spec = JSON.parse(readFileSync(new URL('fixtures/spec-operations.json', import.meta.url), 'utf8')) as {
   operations: SpecOperation[];
 };
+
+interface OpenApiOperation {
+  deprecated?: boolean;
+  requestBody?: { content?: Record<string, { schema?: { required?: string[]; $ref?: string } }> };
+  responses?: Record<string, unknown>;
+}
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+}
+
+/** Every `pattern` anywhere in the document. */
+function patternsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(patternsIn);
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    key === 'pattern' && typeof inner === 'string' ? [inner] : patternsIn(inner),
+  );
+}
 
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -46,6 +66,49 @@ describe('content publishing api', () => {
     expect(missing).toEqual([]);
     expect(doc.paths['/v1/requests/{referenceId}']?.get?.operationId).toBe('RequestControllerV1_getRequest_v1');
     expect(doc.paths['/v1/content/{msaId}']?.delete).toMatchObject({ deprecated: true });
+  });
+
+  it('publishes an OpenAPI document generic JSON Schema tools can read, with what the reference says', async () => {
+    const doc = (await call(stack.url, 'GET', '/docs/swagger.json')).body as OpenApiDocument;
+    // JSON Schema patterns are ECMA-262 regular expressions without flags: nothing that needs `u` (\u{...},
+    // \p{...}), which without it would compile but mean something else.
+    const patterns = patternsIn(doc);
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const pattern of patterns) {
+      expect({ pattern, unicodeOnly: /\\[uUpP]\{/.test(pattern) }).toEqual({ pattern, unicodeOnly: false });
+      expect(() => new RegExp(pattern)).not.toThrow();
+    }
+    // Multipart bodies require their files.
+    const multipart = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => {
+        const schema = operation.requestBody?.content?.['multipart/form-data']?.schema;
+        return schema ? [{ operation: `${method} ${path}`, required: schema.required ?? [] }] : [];
+      }),
+    );
+    expect(multipart.map(({ operation }) => operation).sort()).toEqual([
+      'post /v2/asset/upload',
+      'post /v3/content/batchAnnouncement',
+      'put /v1/asset/upload',
+    ]);
+    for (const { operation, required } of multipart)
+      expect({ operation, required }).toEqual({
+        operation,
+        required: expect.arrayContaining(['files']),
+      });
+    // The operations the reference marks deprecated.
+    expect(doc.paths['/v1/asset/upload']?.put?.deprecated).toBe(true);
+    expect(doc.paths['/v1/content/{msaId}']?.delete?.deprecated).toBe(true);
+    expect(doc.paths['/v2/content/{msaId}/on-chain']?.post?.deprecated).toBe(true);
+    // The gone v2 on-chain operation still documents the body it took.
+    const onChainV2 = doc.paths['/v2/content/{msaId}/on-chain']?.post?.requestBody?.content?.['application/json'];
+    expect(onChainV2?.schema).toEqual({ $ref: '#/components/schemas/OnChainContentDto' });
+  });
+
+  it('answers 410 on the gone v2 on-chain operation whatever the body', async () => {
+    for (const body of [{ schemaId: 1, payload: '0x01', published: '2024-05-01' }, { junk: true }, undefined]) {
+      const answer = await call(stack.url, 'POST', '/v2/content/2/on-chain', body);
+      expect(answer.status).toBe(410);
+    }
   });
 
   it('GET /dev/request/{jobId} shows a job of any queue; 404 for an unknown one', async () => {
@@ -148,6 +211,12 @@ describe('content publishing api', () => {
     const refused = await broadcast('while Redis is away');
     expect(refused.status).toBe(503);
     expect(refused.body.message).toMatch(/could not be queued/);
+    const upload = await fetch(`${stack.url}/v2/asset/upload`, {
+      method: 'POST',
+      body: form([{ name: 'a.png', type: 'image/png', bytes: png(1_000, 40) }]),
+    });
+    expect(upload.status).toBe(503);
+    expect(((await upload.json()) as { message: string }).message).toMatch(/^body\.files: the files could not be kept/);
     await stack.redisServer.restart();
     expect(await waitFor(ready, (status) => status === 200, 30_000)).toBe(200);
     // The api's other Redis connections (status records, queue producer) reconnect on their own backoff, which
@@ -158,5 +227,6 @@ describe('content publishing api', () => {
       5_000,
     );
     expect(accepted).toBe(202);
+    expect(await stack.redis.exists(`cp:asset:${await contentId(png(1_000, 40))}`)).toBe(0);
   }, 90_000);
 });

@@ -92,6 +92,7 @@ export function devRoutes({ intake, queues, redis, stream }: DevRoutesOptions): 
           schema: z.object({ referenceIds: z.array(z.string()) }),
         },
         400: { description: 'An unknown queueType or a count out of range' },
+        503: { description: 'Redis is not reachable; the requests from the first not queued on were not queued' },
       },
       handler: async ({ params: { queueType, count } }) => {
         const referenceIds: string[] = [];

@@ -5,9 +5,11 @@ import { JOB_NAMES, type OnChainJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { fromChain } from '@frequency-gateway/chain';
 import type { Intake } from '@frequency-gateway/platform';
-import { AnnouncementResponseDto, OnChainContentDtoV2 } from './schemas.js';
+import { AnnouncementResponseDto, OnChainContentDto, OnChainContentDtoV2 } from './schemas.js';
 
 const emptyError = (id: string) => z.object({}).meta({ id });
+
+const gone = () => new HttpError(410, 'POST /v2/content/{msaId}/on-chain was removed: use POST /v3/content/on-chain');
 
 /** The schema to publish with: `schemaId`, or the latest schema of `intentName` (which must then own schemaId). */
 async function resolveSchemaId(
@@ -32,13 +34,17 @@ export function onChainRoutes(intake: Intake, directory: SchemaDirectory, provid
       path: '/v2/content/{msaId}/on-chain',
       operationId: 'ContentControllerV2_postContent_v2',
       summary: 'Gone: use POST /v3/content/on-chain',
-      description: 'Always answers 410. The body (OnChainContentDto) is not read.',
+      description:
+        'Always answers 410, whatever the path and body: neither is read. The body it took (OnChainContentDto) stays documented for clients generated from it.',
       tags: ['content'],
       deprecated: true,
-      params: z.object({ msaId: z.string() }),
+      params: z.object({ msaId: z.string().meta({ description: 'MSA id of the user the content was from' }) }),
+      body: OnChainContentDto,
+      // Answers before the parameters and body are validated, so that it is 410 whatever they are.
+      middleware: [(_request, _response, next) => next(gone())],
       responses: { 410: { description: 'This operation was removed; use POST /v3/content/on-chain' } },
       handler: () => {
-        throw new HttpError(410, 'POST /v2/content/{msaId}/on-chain was removed: use POST /v3/content/on-chain');
+        throw gone();
       },
     }),
     defineRoute({

@@ -38,6 +38,21 @@ const DURATION = /^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\
 /** One or more emoji code points (the ranges DSNP reactions use, with modifiers and joiners). */
 const EMOJI = /^[\u{2000}-\u{2BFF}\u{E000}-\u{FFFF}\u{1F000}-\u{FFFFF}]+$/u;
 
+/**
+ * Checked by a refinement, not published as a JSON Schema `pattern`: patterns are ECMA-262 without the `u` flag,
+ * and the astral ranges written with surrogate pairs match only in engines that count UTF-16 code units (a
+ * Python or Go validator would refuse every valid emoji). The description states the rule instead.
+ */
+const emoji = () =>
+  z
+    .string()
+    .refine((text) => EMOJI.test(text), 'must be one or more emoji')
+    .meta({
+      description:
+        'One or more emoji: every code point in U+2000–U+2BFF, U+E000–U+FFFF or U+1F000–U+FFFFF (modifiers and joiners included)',
+      example: '🤌🏼',
+    });
+
 const INTENT_NAME = /^[a-zA-Z][a-zA-Z0-9-]*[a-zA-Z0-9]\.[a-zA-Z][a-zA-Z0-9-]*[a-zA-Z0-9]$/;
 
 export const iso8601 = () =>
@@ -192,7 +207,7 @@ export const ReplyDto = z
 
 export const ReactionDto = z
   .object({
-    emoji: z.string().regex(EMOJI, 'must be one or more emoji').meta({ example: '🤌🏼' }),
+    emoji: emoji(),
     apply: integer(0, 255, 'an integer from 0 to 255').meta({
       description: 'Whether the reaction is applied (0 removes it) and at what strength',
     }),
