@@ -43,7 +43,7 @@ image: ## Build the one container image of every component (IMAGE=frequency-gate
 
 images: image ## The gateway image and the Redis and Kubo stand-ins, loaded into the local cluster when it is up (root)
 	tools/images/standins
-	if [ -S /run/frequency-gateway-cluster/containerd.sock ]; then \
+	@if [ -S /run/frequency-gateway-cluster/containerd.sock ]; then \
 	  tools/images/load $(IMAGE) redis:7.4-alpine ipfs/kubo:v0.43.0; \
 	else echo "images: the local cluster is not up; make cluster, then make images, loads them"; fi
 
