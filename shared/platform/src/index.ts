@@ -10,3 +10,4 @@ export * from './kubernetes/index.js';
 export * from './redis/index.js';
 export * from './component/index.js';
 export * from './requests/index.js';
+export * from './outbound/index.js';

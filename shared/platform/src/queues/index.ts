@@ -1,2 +1,3 @@
 export * from './jobQueues.js';
 export * from './board.js';
+export * from './jobIds.js';
