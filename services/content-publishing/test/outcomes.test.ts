@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { TransactionOutcome } from '@frequency-gateway/chain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { createLogger, JobQueues, Registry } from '@frequency-gateway/platform';
+import { createLogger, JobQueues, OutboundPolicy, Registry } from '@frequency-gateway/platform';
 import { TransactionNotifier, WebhookDelivery } from '@frequency-gateway/webhooks';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -37,7 +37,9 @@ describe('publication outcomes', () => {
     queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'outcomes', logger, metrics });
     publishQueue = queues.queue('publishQueue');
     const settings = { maxAttempts: 3, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 1000, concurrency: 1 };
-    const delivery = new WebhookDelivery({ queues, settings, logger, metrics });
+    // Deliveries are only queued here, never sent: an empty allowlist would refuse any destination anyway.
+    const outbound = new OutboundPolicy({ mode: 'allowlist' });
+    const delivery = new WebhookDelivery({ queues, settings, logger, metrics, outbound });
     webhookQueue = delivery.queue as unknown as Queue;
     book = new PublicationBook(redis, 'outcomes');
     outcomes = new Outcomes({

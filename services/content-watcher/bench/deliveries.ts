@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ChainQueries, connectChain, loadProviderKey, messageCalls } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
 import { spawnServer, startKubo, startRedisServer, startWebhookReceiver } from '@frequency-gateway/devstack';
+import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { AnnouncementType, parseParquetModel, writeBatch } from '@frequency-gateway/dsnp';
 import { KuboStore } from '@frequency-gateway/storage';
 import { Redis } from 'ioredis';
@@ -97,6 +98,8 @@ try {
     STARTING_BLOCK: '1',
     WEBHOOK_CONCURRENCY: String(CONCURRENCY),
     WEBHOOK_SECRET: 'bench-webhook-secret-0123456789',
+    // The receiver is on this machine's loopback interface, which the outbound policy refuses unless opened.
+    OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
   };
   const client = new Redis(redis.url);
   await client.sadd('bench:webhooks:broadcast', `${receiver.url}/announcements`);

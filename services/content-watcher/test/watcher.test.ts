@@ -8,6 +8,7 @@ import {
   type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
+import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { startPipeline, batchRows, type PipelineStack } from '../../content-publishing/test/support/pipeline.js';
@@ -35,6 +36,8 @@ const watcherEnv = () => ({
   WEBHOOK_RETRY_BASE_MS: '500',
   WEBHOOK_RETRY_MAX_MS: '4000',
   WEBHOOK_MAX_ATTEMPTS: '100',
+  // The receiver listens on this machine's loopback interface, which the outbound policy refuses unless opened.
+  OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
 });
 
 async function startWorker(): Promise<ServerProcess> {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { freePort } from './freePort.js';
 
 /** A service component as a process of its own (as deployed), so its memory can be read apart from the client's. */
@@ -34,18 +35,21 @@ export function cpuSeconds(pid: number): number {
 
 /**
  * Runs an HTTP server (TypeScript through tsx unless other `node` options are given) as a child process on a
- * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers.
+ * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers. With `output`,
+ * every line it prints on stdout (its log lines) is appended to that array; otherwise stdout is dropped.
  */
 export async function spawnServer(
   args: string[],
   env: Record<string, string>,
-  options: { node?: string[]; portVariable?: string } = {},
+  options: { node?: string[]; portVariable?: string; output?: string[] } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(options.node ?? ['--import', 'tsx', '--conditions=source']), ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, [options.portVariable ?? 'API_PORT']: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', options.output ? 'pipe' : 'ignore', 'inherit'],
   });
+  const output = options.output;
+  if (output && child.stdout) createInterface({ input: child.stdout }).on('line', (line) => output.push(line));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 60_000;

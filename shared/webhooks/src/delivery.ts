@@ -1,3 +1,4 @@
+import { bullJobId } from '@frequency-gateway/platform';
 import { z } from 'zod';
 
 /** One webhook to deliver: POSTed as JSON to `url`; `id` is its identity (the same id is delivered once). */
@@ -47,13 +48,5 @@ export function webhookJob(delivery: Delivery): WebhookJob {
   return { ...parsed.data, payload: serializeBody(delivery.body) };
 }
 
-/**
- * The BullMQ job id of a delivery id. BullMQ refuses ids with `:` and ids that read as integers, so those are
- * percent-encoded (`%` too, which keeps the mapping one-to-one); any other id is its own job id.
- */
-export function deliveryJobId(id: string): string {
-  const escaped = id.replaceAll('%', '%25').replaceAll(':', '%3A');
-  if (`${parseInt(escaped, 10)}` !== escaped) return escaped;
-  const first = escaped.charCodeAt(0).toString(16).toUpperCase();
-  return `%${first}${escaped.slice(1)}`;
-}
+/** The BullMQ job id of a delivery id: itself, unless BullMQ would refuse it (see bullJobId). */
+export const deliveryJobId = (id: string): string => bullJobId(id);

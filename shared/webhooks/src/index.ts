@@ -7,3 +7,4 @@ export { signWebhook, verifyWebhook, webhookHeaders } from './signature.js';
 export * from './webhookDelivery.js';
 export * from './transactions.js';
 export { deliveredWebhookSpec } from './spec.js';
+export { webhookDestinationCheck } from './destinationCheck.js';

@@ -1,3 +1,4 @@
+import { OutboundRefusal, postOutbound, type OutboundAnswer, type OutboundPolicy } from '@frequency-gateway/platform';
 import { parseRetryAfter } from './retryDelay.js';
 
 /** Where a webhook goes: the URL without userinfo, its host (safe to log) and the Basic credentials it carried. */
@@ -18,13 +19,17 @@ export function receiverTarget(url: string): ReceiverTarget {
   return { url: parsed.href, host, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
-/** A failed attempt. Its message names no URL and no credential, so it can be logged and kept on the job. */
+/**
+ * A failed attempt. Its message names no URL and no credential, so it can be logged and kept on the job.
+ * `refused` says the outbound policy refused the destination: no request was sent, and none will be.
+ */
 export class AttemptFailure extends Error {
   constructor(
     message: string,
     readonly status?: number,
     /** The receiver's Retry-After (429 and 503 only), in milliseconds. */
     readonly retryAfterMs?: number,
+    readonly refused = false,
   ) {
     super(message);
     this.name = 'AttemptFailure';
@@ -46,30 +51,34 @@ function networkProblem(error: unknown, timeoutMs: number): string {
   return `no answer: ${String(detail)}`;
 }
 
-/** POSTs one attempt; resolves with the 2xx status, or rejects with an AttemptFailure. Redirects are failures. */
+/**
+ * POSTs one attempt to a destination the outbound policy allows (checked again now, after resolving its name,
+ * and connected to at the address checked); resolves with the 2xx status, or rejects with an AttemptFailure.
+ * Redirects are not followed: a 3xx is a failure like any other status.
+ */
 export async function postToReceiver(
+  policy: OutboundPolicy,
   target: ReceiverTarget,
   payload: string,
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<number> {
-  let response: Response;
+  let response: OutboundAnswer;
   try {
-    response = await fetch(target.url, {
-      method: 'POST',
+    response = await postOutbound(policy, target.url, {
       headers: { ...headers, ...(target.authorization ? { authorization: target.authorization } : {}) },
       body: payload,
-      redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
+    if (error instanceof OutboundRefusal)
+      throw new AttemptFailure(`destination refused: ${error.message}`, undefined, undefined, true);
     throw new AttemptFailure(networkProblem(error, timeoutMs));
   }
-  // The answer's body is not read; cancelling it frees the connection.
-  await response.body?.cancel().catch(() => undefined);
   if (response.status >= 200 && response.status < 300) return response.status;
+  const retryAfter = response.headers['retry-after'];
   const retryAfterMs = RETRY_AFTER_STATUSES.has(response.status)
-    ? parseRetryAfter(response.headers.get('retry-after'))
+    ? parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null)
     : undefined;
   throw new AttemptFailure(`receiver answered ${response.status}`, response.status, retryAfterMs);
 }

@@ -1,6 +1,18 @@
-import { variable } from '@frequency-gateway/platform';
+import {
+  outboundPolicy,
+  shownUrl,
+  variable,
+  type ConfigOf,
+  type JobQueues,
+  type Logger,
+  type OutboundConfig,
+  type ReadinessController,
+} from '@frequency-gateway/platform';
+import type { Registry } from 'prom-client';
 import { z } from 'zod';
-import type { WebhookDelivery } from './webhookDelivery.js';
+import { webhookSettings, type WebhookConfig } from './config.js';
+import { webhookDestinationCheck } from './destinationCheck.js';
+import { WebhookDelivery } from './webhookDelivery.js';
 
 /** How a transaction the gateway submitted for a request ended. */
 export type TransactionStatus = 'SUCCESS' | 'FAILED' | 'EXPIRED';
@@ -18,6 +30,8 @@ export function transactionWebhookVariables() {
     ),
   };
 }
+
+export type TransactionWebhookConfig = ConfigOf<ReturnType<typeof transactionWebhookVariables>>;
 
 /** One request's outcome, as a transaction notification carries it. */
 export interface TransactionNotification {
@@ -55,4 +69,32 @@ export class TransactionNotifier {
       })),
     );
   }
+}
+
+/**
+ * The transaction notifier of a worker: with WEBHOOK_BASE_URL, a started delivery queue under the outbound
+ * policy and a reported health check of the destination (down, naming the rule, while the policy refuses it;
+ * its deliveries are then dead letters, never sent). Without it, a notifier that sends nothing.
+ */
+export function startTransactionNotifier(parts: {
+  config: WebhookConfig & TransactionWebhookConfig & OutboundConfig;
+  queues: JobQueues;
+  logger: Logger;
+  metrics: Registry;
+  readiness: ReadinessController;
+}): TransactionNotifier {
+  const { config, queues, logger, metrics, readiness } = parts;
+  const baseUrl = config.WEBHOOK_BASE_URL;
+  if (baseUrl === undefined) return new TransactionNotifier(undefined, undefined);
+  const outbound = outboundPolicy(config);
+  const refusal = outbound.refusal(baseUrl);
+  if (refusal)
+    logger.error(
+      { webhookBaseUrl: shownUrl(baseUrl), reason: refusal },
+      'WEBHOOK_BASE_URL is refused by the outbound policy: transaction webhooks will be dead letters, never sent',
+    );
+  readiness.add(webhookDestinationCheck('webhook-destination', outbound, baseUrl));
+  const delivery = new WebhookDelivery({ queues, settings: webhookSettings(config), logger, metrics, outbound });
+  delivery.start();
+  return new TransactionNotifier(delivery, baseUrl);
 }

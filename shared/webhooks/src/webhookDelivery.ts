@@ -1,4 +1,4 @@
-import type { JobQueues, Logger } from '@frequency-gateway/platform';
+import { UnrecoverableError, type JobQueues, type Logger, type OutboundPolicy } from '@frequency-gateway/platform';
 import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { WebhookSettings } from './config.js';
@@ -21,6 +21,8 @@ export interface WebhookDeliveryOptions {
   settings: WebhookSettings;
   logger: Logger;
   metrics: Registry;
+  /** Where deliveries may go: a refused destination is a dead letter at once, and is never connected to. */
+  outbound: OutboundPolicy;
   /** Default `webhookQueue`. */
   queueName?: string;
 }
@@ -111,7 +113,7 @@ export class WebhookDelivery {
     };
     const stopTimer = this.metrics.duration.startTimer();
     try {
-      const status = await postToReceiver(target, payload, headers, this.settings.timeoutMs);
+      const status = await postToReceiver(this.options.outbound, target, payload, headers, this.settings.timeoutMs);
       stopTimer();
       this.metrics.deliveries.inc({ outcome: 'delivered' });
       log.info({ ...context, status }, 'webhook delivered');
@@ -119,6 +121,12 @@ export class WebhookDelivery {
     } catch (error) {
       stopTimer();
       const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error));
+      if (failure.refused) {
+        // No attempt was made and none will be: the destination stays refused until the configuration changes.
+        this.metrics.deliveries.inc({ outcome: 'dead_letter' });
+        log.error({ ...context, reason: failure.message }, 'webhook destination refused; dead-lettered');
+        throw new UnrecoverableError(failure.message);
+      }
       // BullMQ retries while attemptsMade + 1 < attempts: this mirrors its decision.
       if (attempt >= (job.opts.attempts ?? 1)) {
         this.metrics.deliveries.inc({ outcome: 'dead_letter' });

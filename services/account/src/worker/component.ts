@@ -16,6 +16,7 @@ import {
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
+  outboundVariables,
   DelayedError,
   requestStatusVariables,
   variable,
@@ -28,10 +29,9 @@ import {
   startIntakeRelay,
 } from '@frequency-gateway/platform';
 import {
+  startTransactionNotifier,
   transactionWebhookVariables,
-  TransactionNotifier,
-  WebhookDelivery,
-  webhookSettings,
+  type TransactionNotifier,
   webhookVariables,
 } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
@@ -50,6 +50,7 @@ export const accountWorkerConfig = {
   ...requestStatusVariables(),
   ...webhookVariables(),
   ...transactionWebhookVariables(),
+  ...outboundVariables(),
   TRANSACTION_CONCURRENCY: variable(
     z.coerce.number().int().min(1).max(500).default(20),
     'Transaction jobs signed and submitted at the same time',
@@ -148,11 +149,7 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
     const { config, readiness, logger, queues, metrics } = runtime;
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
     readiness.add(chainCheck(chain));
-    const delivery = config.WEBHOOK_BASE_URL
-      ? new WebhookDelivery({ queues, settings: webhookSettings(config), logger, metrics })
-      : undefined;
-    delivery?.start();
-    const notifier = new TransactionNotifier(delivery, config.WEBHOOK_BASE_URL);
+    const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });
     const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
 
     const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection) =>

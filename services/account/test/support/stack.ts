@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
+import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import {
   spawnServer,
@@ -47,7 +48,10 @@ export interface StackOptions {
   apiEnv?: Record<string, string>;
   /** More node options for the api process (e.g. --cpu-prof). */
   apiNodeArgs?: string[];
-  workerEnv?: Record<string, string>;
+  /** Worker environment over the stack's; a function of the receiver for values that name it. */
+  workerEnv?: Record<string, string> | ((receiver: WebhookReceiver) => Record<string, string>);
+  /** Collects the log lines (stdout) of every worker. */
+  workerLogs?: string[];
 }
 
 export async function startAccountStack(options: StackOptions = {}): Promise<AccountStack> {
@@ -75,7 +79,9 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     WEBHOOK_RETRY_BASE_MS: '500',
     WEBHOOK_RETRY_MAX_MS: '4000',
     WEBHOOK_MAX_ATTEMPTS: '40',
-    ...options.workerEnv,
+    // The receiver listens on this machine's loopback interface, which the outbound policy refuses unless opened.
+    OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
+    ...(typeof options.workerEnv === 'function' ? options.workerEnv(receiver) : options.workerEnv),
   };
   const apiEnv = {
     ...common,
@@ -92,7 +98,14 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
   ]);
   const workers: ServerProcess[] = [];
   const startWorker = async (env: Record<string, string> = {}) => {
-    const worker = await spawnServer([MAIN, 'worker'], { ...workerEnv, ...env }, { portVariable: 'WORKER_API_PORT' });
+    const worker = await spawnServer(
+      [MAIN, 'worker'],
+      { ...workerEnv, ...env },
+      {
+        portVariable: 'WORKER_API_PORT',
+        ...(options.workerLogs ? { output: options.workerLogs } : {}),
+      },
+    );
     workers.push(worker);
     await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'worker ready');
     return worker;

@@ -16,6 +16,7 @@ import {
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
+  outboundVariables,
   DelayedError,
   variable,
   workerVariables,
@@ -27,13 +28,7 @@ import {
   startIntakeRelay,
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables, type ContentStore } from '@frequency-gateway/storage';
-import {
-  transactionWebhookVariables,
-  TransactionNotifier,
-  WebhookDelivery,
-  webhookSettings,
-  webhookVariables,
-} from '@frequency-gateway/webhooks';
+import { startTransactionNotifier, transactionWebhookVariables, webhookVariables } from '@frequency-gateway/webhooks';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import { SchemaDirectory } from '@frequency-gateway/chain';
@@ -67,6 +62,7 @@ export const contentPublishingWorkerConfig = {
   ...requestStatusVariables(),
   ...webhookVariables(),
   ...transactionWebhookVariables(),
+  ...outboundVariables(),
   BATCH_MAX_COUNT: variable(count(1, 100_000, 1000), 'Announcements after which a batch file is closed at once'),
   BATCH_INTERVAL_SECONDS: variable(
     count(1, 86_400, 12),
@@ -238,12 +234,8 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
     const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
-    const delivery = config.WEBHOOK_BASE_URL
-      ? new WebhookDelivery({ queues, settings: webhookSettings(config), logger, metrics })
-      : undefined;
-    delivery?.start();
     const notifier = new OutcomeNotifier(
-      new TransactionNotifier(delivery, config.WEBHOOK_BASE_URL),
+      startTransactionNotifier({ config, queues, logger, metrics, readiness }),
       config.PROVIDER_ID.toString(),
     );
 

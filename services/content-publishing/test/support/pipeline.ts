@@ -7,6 +7,7 @@ import { startKubo, startRedisServer, waitUntil, type LocalKubo, type LocalRedis
 
 export { waitUntil } from '@frequency-gateway/devstack';
 import { readBatch } from '@frequency-gateway/dsnp';
+import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { spawnApi, spawnWorker, type ApiProcess } from './apiProcess.js';
 import { call } from './stack.js';
 
@@ -76,6 +77,8 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
     BATCH_INTERVAL_SECONDS: '1',
     READINESS_INTERVAL_MS: '250',
+    // Webhook receivers of the tests listen on this machine's loopback interface.
+    OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
     ...options.workerEnv,
   };
   const [api, chain] = await Promise.all([spawnApi(common), connectChain({ url: devchain.url })]);

@@ -10,6 +10,8 @@ import {
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
+  outboundPolicy,
+  outboundVariables,
   variable,
   workerVariables,
   type ComponentDefinition,
@@ -38,6 +40,7 @@ export const contentWatcherWorkerConfig = {
   FREQUENCY_API_WS_URL: chainVariables().FREQUENCY_API_WS_URL,
   ...storageVariables(),
   ...webhookVariables(),
+  ...outboundVariables(),
   STARTING_BLOCK: variable(
     z.coerce.number().int().min(1).optional(),
     'Block the scanner starts at the first time it runs (later it goes on where it stopped); unset: the finalized head then',
@@ -116,6 +119,7 @@ export const contentWatcherWorker: ComponentDefinition<typeof contentWatcherWork
       settings: webhookSettings(config),
       logger,
       metrics,
+      outbound: outboundPolicy(config),
       queueName: CONTENT_WATCHER_QUEUES.delivery,
     });
     delivery.start();

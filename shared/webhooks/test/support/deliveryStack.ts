@@ -1,5 +1,13 @@
 import { PassThrough } from 'node:stream';
-import { createLogger, JobQueues, Registry, type Logger } from '@frequency-gateway/platform';
+import {
+  allowedDestinations,
+  createLogger,
+  JobQueues,
+  LOOPBACK_DESTINATIONS,
+  OutboundPolicy,
+  Registry,
+  type Logger,
+} from '@frequency-gateway/platform';
 import { WebhookDelivery, type DeliveryOutcome, type WebhookSettings } from '../../src/index.js';
 
 /** Small delays, so that retries take a fraction of a second. */
@@ -25,15 +33,19 @@ export interface DeliveryProcess {
   close(): Promise<void>;
 }
 
+/** The policy of the test receivers: public destinations and this machine's loopback interface. */
+export const loopbackPolicy = () => new OutboundPolicy({ allowed: allowedDestinations(LOOPBACK_DESTINATIONS) });
+
 export function openDelivery(
   redisUrl: string,
   keyPrefix: string,
   settings: WebhookSettings,
   logger: Logger = capturedLogger().logger,
+  outbound: OutboundPolicy = loopbackPolicy(),
 ): DeliveryProcess {
   const metrics = new Registry();
   const queues = new JobQueues({ redisUrl, keyPrefix, logger, metrics });
-  const delivery = new WebhookDelivery({ queues, settings, logger, metrics });
+  const delivery = new WebhookDelivery({ queues, settings, logger, metrics, outbound });
   return {
     queues,
     metrics,
