@@ -20,7 +20,10 @@ export interface BatchJob {
   search?: SearchTarget;
 }
 
-/** One job per message and per search: the same message found twice (a rescan) is the same job. */
+/**
+ * A message's place, per search: the same message found twice (a rescan) is the same job (its BullMQ id is
+ * this through bullJobId, since a search's requestId is the client's and may hold anything).
+ */
 export const batchJobId = (job: Pick<BatchJob, 'blockNumber' | 'intentId' | 'index' | 'search'>) =>
   `${job.search ? `${job.search.requestId}-` : ''}${job.blockNumber}-${job.intentId}-${job.index}`;
 

@@ -1,5 +1,7 @@
+import { outboundUrl, type OutboundPolicy } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { strictObject } from './strictObject.js';
 
 /**
  * What a webhook can be registered for: the DSNP announcement types by name, and `onChain`, the on-chain
@@ -16,22 +18,27 @@ export const ANNOUNCEMENT_TYPE_NAMES = [
 ] as const;
 export type AnnouncementTypeName = (typeof ANNOUNCEMENT_TYPE_NAMES)[number];
 
+const URL_EXAMPLE = { description: 'Where announcements are POSTed', example: 'https://app.example.com/announcements' };
+
+/** A registered URL as a client names it again (to remove it): any http(s) URL, refused destinations included. */
 export const webhookUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
   .max(2048)
-  .meta({ description: 'Where announcements are POSTed', example: 'https://app.example.com/announcements' });
+  .meta(URL_EXAMPLE);
 
-export const webhookRegistration = z
-  .object({
-    url: webhookUrl,
-    announcementTypes: z
-      .array(z.enum(ANNOUNCEMENT_TYPE_NAMES))
-      .min(1)
-      .meta({ description: 'The announcement types to receive' }),
-  })
-  .meta({ id: 'WebhookRegistrationDto' });
+const announcementTypes = z
+  .array(z.enum(ANNOUNCEMENT_TYPE_NAMES))
+  .min(1)
+  .meta({ description: 'The announcement types to receive' });
 
-export type WebhookRegistration = z.infer<typeof webhookRegistration>;
+/** A registration as a client sends it: its URL must be a destination the outbound policy allows. */
+export function webhookRegistration(policy: OutboundPolicy) {
+  return strictObject({ url: outboundUrl(policy).meta(URL_EXAMPLE), announcementTypes }).meta({
+    id: 'WebhookRegistrationDto',
+  });
+}
+
+export type WebhookRegistration = z.infer<ReturnType<typeof webhookRegistration>>;
 
 /**
  * The registered webhooks: one Redis set of URLs per announcement type, so registrations from any number of api

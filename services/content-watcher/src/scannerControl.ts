@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { strictObject } from './strictObject.js';
 
 const intentId = z.coerce.number().int().min(1).max(65535);
 const msaId = z
@@ -9,44 +10,40 @@ const msaId = z
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
 
-export const watchOptions = z
-  .object({
-    intentIds: z
-      .array(intentId)
-      .min(1)
-      .refine(unique, 'must not repeat an id')
-      .optional()
-      .meta({ description: 'Intents to watch (unset: the DSNP announcement intents)', example: [17, 18] }),
-    dsnpIds: z
-      .array(msaId)
-      .min(1)
-      .refine(unique, 'must not repeat an id')
-      .optional()
-      .meta({ description: 'Only announcements from these users (MSA ids; unset: everyone)', example: ['10074'] }),
-  })
-  .meta({ id: 'ChainWatchOptionsDto' });
+export const watchOptions = strictObject({
+  intentIds: z
+    .array(intentId)
+    .min(1)
+    .refine(unique, 'must not repeat an id')
+    .optional()
+    .meta({ description: 'Intents to watch (unset: the DSNP announcement intents)', example: [17, 18] }),
+  dsnpIds: z
+    .array(msaId)
+    .min(1)
+    .refine(unique, 'must not repeat an id')
+    .optional()
+    .meta({ description: 'Only announcements from these users (MSA ids; unset: everyone)', example: ['10074'] }),
+}).meta({ id: 'ChainWatchOptionsDto' });
 
 export type WatchOptions = z.infer<typeof watchOptions>;
 
-export const resetRequest = z
-  .object({
-    blockNumber: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 32 - 1)
-      .optional()
-      .meta({ description: 'Scan again from this block (unset: the finalized head)' }),
-    rewindOffset: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 32 - 1)
-      .optional()
-      .meta({ description: 'Blocks to go back from blockNumber (or the finalized head)' }),
-    immediate: z.boolean().optional().meta({ description: 'Accepted for compatibility: scanning resumes at once' }),
-  })
-  .meta({ id: 'ResetScannerDto' });
+export const resetRequest = strictObject({
+  blockNumber: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional()
+    .meta({ description: 'Scan again from this block (unset: the finalized head)' }),
+  rewindOffset: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional()
+    .meta({ description: 'Blocks to go back from blockNumber (or the finalized head)' }),
+  immediate: z.boolean().optional().meta({ description: 'Accepted for compatibility: scanning resumes at once' }),
+}).meta({ id: 'ResetScannerDto' });
 
 export type ResetRequest = z.infer<typeof resetRequest>;
 

@@ -9,6 +9,8 @@ import {
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { startPipeline, batchRows, type PipelineStack } from '../../content-publishing/test/support/pipeline.js';
@@ -122,7 +124,10 @@ const bodyOf = (delivery: ReceivedWebhook) =>
 
 test('the OpenAPI document has the reference paths and operationIds, and the announcement webhook', async () => {
   const document = (await (await fetch(`${api.url}/docs/swagger.json`)).json()) as {
-    paths: Record<string, Record<string, { operationId: string }>>;
+    paths: Record<
+      string,
+      Record<string, { operationId: string; requestBody?: unknown; responses: Record<string, unknown> }>
+    >;
     webhooks: Record<string, unknown>;
   };
   const ours = Object.entries(document.paths).flatMap(([path, methods]) =>
@@ -146,6 +151,18 @@ test('the OpenAPI document has the reference paths and operationIds, and the ann
     ]),
   );
   expect(Object.keys(document.webhooks)).toEqual(['announcement']);
+  // Every route that takes a body documents the 400 it answers to a bad one.
+  const withBody = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([, operation]) => operation.requestBody !== undefined)
+      .map(([method, operation]) => [`${method} ${path}`, Object.keys(operation.responses).sort()]),
+  );
+  expect(Object.fromEntries(withBody)).toEqual({
+    'post /v1/scanner/reset': ['201', '400'],
+    'post /v1/scanner/options': ['201', '400'],
+    'post /v1/search': ['200', '400'],
+    'post /v1/webhooks': ['201', '400'],
+  });
 });
 
 test('registered webhooks get each announcement published through content publishing once, signed, with its fields', async () => {
@@ -221,6 +238,50 @@ test('a search over past blocks delivers the same announcements again, under its
   expect((refused.body.message as string[]).join('\n')).toMatch(/blockCount[\s\S]*webhookUrl/);
 }, 180_000);
 
+test('a search under any clientReferenceId a client chooses ("0", "a:b", which BullMQ would refuse as job ids) runs under it', async () => {
+  const upper = await finalized();
+  for (const clientReferenceId of ['0', 'a:b']) {
+    const search = await call(api.url, 'POST', '/v1/search', {
+      clientReferenceId,
+      upperBoundBlock: upper,
+      blockCount: upper,
+      webhookUrl: to('/search-ids'),
+    });
+    expect(search.status).toBe(200);
+    expect(search.body).toEqual({ status: 200, jobId: clientReferenceId });
+  }
+  const of = (requestId: string) => at('/search-ids').filter((delivery) => bodyOf(delivery).requestId === requestId);
+  await waitUntil(async () => of('0').length >= 4 && of('a:b').length >= 4, 60_000, 'both searches');
+  await settle();
+  expect(of('0').map(essence).sort()).toEqual(at('/all').map(essence).sort());
+  expect(of('a:b').map(essence).sort()).toEqual(at('/all').map(essence).sort());
+}, 180_000);
+
+test('control routes refuse a field they do not know, naming it, and change nothing', async () => {
+  // The reference answered 201 to this and cleared the filter it meant to set (dsnpIds).
+  const filter = { dsnpIds: ['2', '3', '4'] };
+  expect((await call(api.url, 'POST', '/v1/scanner/options', filter)).status).toBe(201);
+  const misnamed = await call(api.url, 'POST', '/v1/scanner/options', { msaIds: ['10074'] });
+  expect(misnamed.status).toBe(400);
+  expect(misnamed.body.message).toEqual(['body: unknown field "msaIds" (the fields are intentIds, dsnpIds)']);
+  expect((await call(api.url, 'GET', '/v1/scanner/options')).body).toEqual(filter);
+  expect((await call(api.url, 'POST', '/v1/scanner/options', {})).status).toBe(201);
+
+  const refusals = await Promise.all([
+    call(api.url, 'POST', '/v1/scanner/reset', { blockNumber: 1, rewind: 5 }),
+    call(api.url, 'POST', '/v1/webhooks', { url: to('/x'), announcementTypes: ['broadcast'], secret: 's' }),
+    call(api.url, 'POST', '/v1/search', { blockCount: 1, webhookUrl: to('/x'), filters: { msaIds: ['1'] } }),
+  ]);
+  expect(refusals.map((answer) => [answer.status, answer.body.message])).toEqual([
+    [400, ['body: unknown field "rewind" (the fields are blockNumber, rewindOffset, immediate)']],
+    [400, ['body: unknown field "secret" (the fields are url, announcementTypes)']],
+    [400, ['body.filters: unknown field "msaIds" (the fields are intentIds, dsnpIds)']],
+  ]);
+  expect((await call(api.url, 'GET', '/v1/webhooks')).body.registeredWebhooks).not.toContainEqual(
+    expect.objectContaining({ url: to('/x') }),
+  );
+});
+
 test('two worker replicas deliver each new announcement once', async () => {
   await startWorker();
   const before = at('/all').length;
@@ -282,6 +343,20 @@ test('pause holds the scanner (whichever replica leads) until start; registratio
   expect((await call(api.url, 'DELETE', `/v1/webhooks?url=${encodeURIComponent(to('/broadcasts'))}`)).status).toBe(200);
   const listed = await call(api.url, 'GET', '/v1/webhooks');
   expect((listed.body.registeredWebhooks as { url: string }[]).map((entry) => entry.url)).toEqual([to('/all')]);
+
+  // Credentials in a registered URL are kept and used, never shown back.
+  const private_ = `http://hook-user:hook-pass-0xfeed@127.0.0.1:${receiver.port}/private?k=1`;
+  expect((await call(api.url, 'POST', '/v1/webhooks', { url: private_, announcementTypes: ['profile'] })).status).toBe(
+    201,
+  );
+  const shown = await call(api.url, 'GET', '/v1/webhooks');
+  expect(shown.body.registeredWebhooks).toContainEqual({
+    url: `http://***@127.0.0.1:${receiver.port}/private?k=1`,
+    announcementTypes: ['profile'],
+  });
+  expect(JSON.stringify(shown.body)).not.toContain('hook-pass-0xfeed');
+  expect((await call(api.url, 'DELETE', `/v1/webhooks?url=${encodeURIComponent(private_)}`)).status).toBe(200);
+  expect((await call(api.url, 'GET', '/v1/webhooks')).body.registeredWebhooks).toHaveLength(1);
 }, 180_000);
 
 test('on-chain messages of a watched intent reach the webhooks registered for onChain, read with their Avro model', async () => {
@@ -317,3 +392,75 @@ test('on-chain messages of a watched intent reach the webhooks registered for on
     },
   ]);
 }, 180_000);
+
+test('with the default outbound policy, loopback is refused at registration and, got past it, never sent to', async () => {
+  // A second watcher on its own keys, without OUTBOUND_ALLOWED_DESTINATIONS: what a cluster gets by default.
+  const env = { ...watcherEnv(), CACHE_KEY_PREFIX: 'guarded', OUTBOUND_ALLOWED_DESTINATIONS: '' };
+  const workerLogs: string[] = [];
+  const guardedApi = await spawnServer([MAIN, 'api'], env);
+  const guardedWorker = await spawnServer([MAIN, 'worker'], env, {
+    portVariable: 'WORKER_API_PORT',
+    output: workerLogs,
+  });
+  const redis = new Redis(pipeline.redis.url);
+  const deliveries = new Queue('watcherDeliveryQueue', {
+    connection: { url: pipeline.redis.url },
+    prefix: 'guarded:bull',
+  });
+  try {
+    const port = receiver.port;
+    const rule = 'destinations allowed: public addresses and OUTBOUND_ALLOWED_DESTINATIONS';
+    const spellings = {
+      [`http://127.0.0.1:${port}/guarded`]: '127.0.0.1 is a loopback address',
+      [`http://2130706433:${port}/`]: '127.0.0.1 is a loopback address',
+      [`http://0x7f.1:${port}/`]: '127.0.0.1 is a loopback address',
+      [`http://[::1]:${port}/`]: '::1 is a loopback address',
+      [`http://[::ffff:127.0.0.1]:${port}/`]: '::ffff:7f00:1 is a loopback address (IPv4-mapped 127.0.0.1)',
+      [`http://localhost:${port}/`]: 'localhost resolves to 127.0.0.1, a loopback address',
+      'http://169.254.169.254/latest/meta-data/': '169.254.169.254 is a link-local address',
+      'http://0.0.0.0:6379/': '0.0.0.0 is an unspecified address',
+      'http://10.0.0.1/hook': '10.0.0.1 is a private address',
+    };
+    for (const [url, problem] of Object.entries(spellings)) {
+      const answer = await call(guardedApi.url, 'POST', '/v1/webhooks', { url, announcementTypes: ['broadcast'] });
+      expect([answer.status, answer.body.message]).toEqual([400, [`body.url: ${problem}; ${rule}`]]);
+    }
+    const search = await call(guardedApi.url, 'POST', '/v1/search', { blockCount: 1, webhookUrl: to('/guarded') });
+    expect([search.status, search.body.message]).toEqual([
+      400,
+      [`body.webhookUrl: 127.0.0.1 is a loopback address; ${rule}`],
+    ]);
+    expect((await call(guardedApi.url, 'GET', '/v1/webhooks')).body.registeredWebhooks).toEqual([]);
+
+    // Past registration (written by an older version, or straight into Redis): the worker sends nothing.
+    await redis.sadd(
+      'guarded:webhooks:broadcast',
+      to('/guarded'),
+      `http://hook-user:hook-pass-0xfeed@127.0.0.1:${port}/guarded`,
+    );
+    expect((await call(guardedApi.url, 'GET', '/v1/webhooks')).body.registeredWebhooks).toEqual([
+      { url: to('/guarded'), announcementTypes: ['broadcast'] },
+      { url: `http://***@127.0.0.1:${port}/guarded`, announcementTypes: ['broadcast'] },
+    ]);
+    await publishAll('guarded');
+    await waitUntil(async () => (await deliveries.getFailedCount()) >= 2, 60_000, 'dead-lettered deliveries');
+    await settle();
+    const failed = await deliveries.getFailed();
+    expect(failed.length).toBeGreaterThanOrEqual(2);
+    for (const job of failed) {
+      expect(job.failedReason).toBe(`destination refused: 127.0.0.1 is a loopback address; ${rule}`);
+      expect(job.attemptsMade).toBe(1);
+    }
+    expect(await deliveries.getCompletedCount()).toBe(0);
+    expect(at('/guarded')).toHaveLength(0);
+    // One line per refused delivery, once all of them are in.
+    const refusals = () => workerLogs.filter((line) => line.includes('webhook destination refused')).length;
+    await waitUntil(async () => refusals() === (await deliveries.getFailedCount()), 10_000, 'one line per refusal');
+    expect(workerLogs.join('\n')).not.toContain('hook-pass-0xfeed');
+  } finally {
+    await deliveries.close();
+    redis.disconnect();
+    await guardedWorker.stop();
+    await guardedApi.stop();
+  }
+}, 240_000);

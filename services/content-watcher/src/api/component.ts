@@ -1,4 +1,10 @@
-import { apiVariables, commonVariables, type ComponentDefinition } from '@frequency-gateway/platform';
+import {
+  apiVariables,
+  commonVariables,
+  outboundPolicy,
+  outboundVariables,
+  type ComponentDefinition,
+} from '@frequency-gateway/platform';
 import { announcementWebhook } from '../announcements.js';
 import { CONTENT_WATCHER_QUEUES } from '../queues.js';
 import { WebhookRegistry } from '../registrations.js';
@@ -9,6 +15,8 @@ import { scannerRoutes, searchRoutes, webhookRoutes } from './routes.js';
 export const contentWatcherApiConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-watcher' }),
   ...apiVariables({ port: 3011 }),
+  // Registration refuses URLs whose destination the worker would refuse to deliver to.
+  ...outboundVariables(),
 };
 
 export const contentWatcherApi: ComponentDefinition<typeof contentWatcherApiConfig> = {
@@ -22,11 +30,12 @@ export const contentWatcherApi: ComponentDefinition<typeof contentWatcherApiConf
   setup: ({ config, queues, redis }) => {
     for (const name of Object.values(CONTENT_WATCHER_QUEUES)) queues.queue(name);
     const prefix = config.CACHE_KEY_PREFIX;
+    const outbound = outboundPolicy(config);
     return {
       routes: [
-        ...webhookRoutes(new WebhookRegistry(redis, prefix)),
+        ...webhookRoutes(new WebhookRegistry(redis, prefix), outbound),
         ...scannerRoutes(new ScannerControl(redis, prefix)),
-        ...searchRoutes(queues),
+        ...searchRoutes(queues, outbound),
       ],
       webhooks: [announcementWebhook],
       queueBoard: true,

@@ -1,15 +1,29 @@
 import { createHash } from 'node:crypto';
-import { defineRoute, notFound, type JobQueues, type Route } from '@frequency-gateway/platform';
+import {
+  bullJobId,
+  defineRoute,
+  notFound,
+  outboundUrl,
+  shownUrl,
+  type JobQueues,
+  type OutboundPolicy,
+  type Route,
+} from '@frequency-gateway/platform';
 import { z } from 'zod';
 import type { SearchJob } from '../jobs.js';
 import { CONTENT_WATCHER_QUEUES } from '../queues.js';
 import { webhookRegistration, webhookUrl, type WebhookRegistry } from '../registrations.js';
 import { resetRequest, watchOptions, type ScannerControl } from '../scannerControl.js';
+import { strictObject } from '../strictObject.js';
 
 const statusBody = z.object({ status: z.number().int() }).meta({ id: 'StatusResponseDto' });
 
+const BAD_BODY =
+  'A field missing or invalid, an unknown field, or a URL whose destination the outbound policy refuses (OUTBOUND_POLICY, OUTBOUND_ALLOWED_DESTINATIONS); the message names each field and problem';
+
 /** POST, GET and DELETE /v1/webhooks: who receives which announcement types. */
-export function webhookRoutes(registry: WebhookRegistry): Route[] {
+export function webhookRoutes(registry: WebhookRegistry, policy: OutboundPolicy): Route[] {
+  const registration = webhookRegistration(policy);
   return [
     defineRoute({
       method: 'post',
@@ -17,12 +31,12 @@ export function webhookRoutes(registry: WebhookRegistry): Route[] {
       operationId: 'WebhookControllerV1_registerWebhook_v1',
       summary: 'Register a URL for announcement types',
       description:
-        'Adds the URL to each type (registering again adds types; a URL is never registered twice for a type). Announcements found from then on are POSTed to it.',
+        'Adds the URL to each type (registering again adds types; a URL is never registered twice for a type). Announcements found from then on are POSTed to it. Loopback, private, link-local and other non-public destinations are refused unless OUTBOUND_ALLOWED_DESTINATIONS opens them; a hostname is judged again, by its addresses, at each delivery.',
       tags: ['webhooks'],
-      body: webhookRegistration,
+      body: registration,
       responses: {
         201: { description: 'Registered', schema: statusBody },
-        400: { description: 'A bad URL or announcement type' },
+        400: { description: BAD_BODY },
       },
       handler: async ({ body }) => {
         await registry.register(body);
@@ -34,22 +48,31 @@ export function webhookRoutes(registry: WebhookRegistry): Route[] {
       path: '/v1/webhooks',
       operationId: 'WebhookControllerV1_getRegisteredWebhooks_v1',
       summary: 'Every registered URL with its announcement types',
+      description: 'Credentials in a URL are shown masked (`https://***@host/path`); they are kept and used as given.',
       tags: ['webhooks'],
       responses: {
         200: {
           description: 'The registrations',
           schema: z
-            .object({ status: z.number().int(), registeredWebhooks: z.array(webhookRegistration) })
+            .object({ status: z.number().int(), registeredWebhooks: z.array(registration) })
             .meta({ id: 'WebhookRegistrationResponseDto' }),
         },
       },
-      handler: async () => ({ status: 200, body: { status: 200, registeredWebhooks: await registry.list() } }),
+      handler: async () => {
+        const registrations = await registry.list();
+        const registeredWebhooks = registrations.map(({ url, announcementTypes }) => ({
+          url: shownUrl(url),
+          announcementTypes,
+        }));
+        return { status: 200, body: { status: 200, registeredWebhooks } };
+      },
     }),
     defineRoute({
       method: 'delete',
       path: '/v1/webhooks',
       operationId: 'WebhookControllerV1_clearAllWebHooks_v1',
       summary: 'Remove every registration, or one URL with ?url=',
+      description: 'A URL is named as it was registered, credentials included; a refused destination can be removed.',
       tags: ['webhooks'],
       query: z.object({ url: webhookUrl.optional().meta({ description: 'Only this URL (unset: every one)' }) }),
       responses: {
@@ -79,7 +102,7 @@ export function scannerRoutes(control: ScannerControl): Route[] {
       body: resetRequest,
       responses: {
         201: { description: 'The scanner acts on it before its next range' },
-        400: { description: 'Bad numbers' },
+        400: { description: 'A bad number or an unknown field; the message names each field and problem' },
       },
       handler: async ({ body }) => {
         await control.requestReset(body);
@@ -108,7 +131,10 @@ export function scannerRoutes(control: ScannerControl): Route[] {
         'Replaces them: the intents the scanner reads (unset: the DSNP announcement intents) and the users whose announcements are delivered (unset: everyone). They apply from the next range scanned.',
       tags: ['scanner'],
       body: watchOptions,
-      responses: { 201: { description: 'Set' }, 400: { description: 'Bad ids' } },
+      responses: {
+        201: { description: 'Set' },
+        400: { description: 'A bad or repeated id, or an unknown field; the message names each field and problem' },
+      },
       handler: async ({ body }) => {
         await control.setOptions(body);
         return done;
@@ -147,13 +173,12 @@ export function scannerRoutes(control: ScannerControl): Route[] {
   ];
 }
 
-const searchRequest = z
-  .object({
+function searchRequest(policy: OutboundPolicy) {
+  return strictObject({
     clientReferenceId: z
       .string()
       .min(1)
       .max(200)
-      .regex(/^[^:]+$/, 'must not contain ":"')
       .optional()
       .meta({ description: 'Your id for the search (unset: derived from the request); the same id is one search' }),
     upperBoundBlock: z
@@ -170,12 +195,12 @@ const searchRequest = z
       .max(2 ** 32 - 1)
       .meta({ description: 'How many blocks, back from upperBoundBlock' }),
     filters: watchOptions.optional(),
-    webhookUrl: webhookUrl.meta({ description: "Where the search's announcements are POSTed" }),
-  })
-  .meta({ id: 'ContentSearchRequestDto' });
+    webhookUrl: outboundUrl(policy).meta({ description: "Where the search's announcements are POSTed" }),
+  }).meta({ id: 'ContentSearchRequestDto' });
+}
 
 /** POST /v1/search: crawl past blocks for announcements, delivered to the search's own webhook. */
-export function searchRoutes(queues: JobQueues): Route[] {
+export function searchRoutes(queues: JobQueues, policy: OutboundPolicy): Route[] {
   const queue = queues.queue<SearchJob>(CONTENT_WATCHER_QUEUES.request);
   return [
     defineRoute({
@@ -186,18 +211,20 @@ export function searchRoutes(queues: JobQueues): Route[] {
       description:
         "Crawls the blockCount blocks up to upperBoundBlock (or the finalized head) for the filters' intents (unset: the DSNP announcement intents) and POSTs each announcement to webhookUrl with the search's jobId as requestId. The same search while it runs is the same job; once finished, it runs again.",
       tags: ['search'],
-      body: searchRequest,
+      body: searchRequest(policy),
       responses: {
         200: {
           description: 'Queued',
           schema: z.object({ status: z.number().int(), jobId: z.string() }).meta({ id: 'SearchResponseDto' }),
         },
-        400: { description: 'A bad range, filter or URL' },
+        400: { description: BAD_BODY },
       },
       handler: async ({ body }) => {
         const jobId =
           body.clientReferenceId ?? createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27);
-        const existing = await queue.getJob(jobId);
+        // Any id a client chooses ("0", "a:b") is a job id BullMQ takes; the client keeps seeing its own.
+        const queueJobId = bullJobId(jobId);
+        const existing = await queue.getJob(queueJobId);
         if (existing && ((await existing.isCompleted()) || (await existing.isFailed()))) await existing.remove();
         await queue.add(
           `Content Search ${jobId}`,
@@ -210,7 +237,7 @@ export function searchRoutes(queues: JobQueues): Route[] {
             ...(body.filters?.dsnpIds ? { dsnpIds: body.filters.dsnpIds } : {}),
           },
           {
-            jobId,
+            jobId: queueJobId,
             attempts: 5,
             backoff: { type: 'exponential', delay: 2000 },
             removeOnComplete: { age: 7 * 24 * 3600 },

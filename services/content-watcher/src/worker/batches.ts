@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readBatch } from '@frequency-gateway/dsnp';
-import { UnrecoverableError, type Job, type Logger } from '@frequency-gateway/platform';
+import { shownUrl, UnrecoverableError, type Job, type Logger } from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { Delivery, WebhookDelivery } from '@frequency-gateway/webhooks';
 import { Counter, type Registry } from 'prom-client';
@@ -53,7 +53,8 @@ export class BatchReader {
       blockNumber: batch.blockNumber,
       schemaId: batch.schemaId,
       intentId: batch.intentId,
-      ...(batch.search ? { requestId: batch.search.requestId, webhookUrl: batch.search.webhookUrl } : {}),
+      // The receiver's own URL, its credentials masked: the body is kept on the job, which the queue board shows.
+      ...(batch.search ? { requestId: batch.search.requestId, webhookUrl: shownUrl(batch.search.webhookUrl) } : {}),
     };
     const deliveries: Delivery[] = [];
     let rows = 0;

@@ -1,5 +1,6 @@
 import type { ChainQueries, SchemaDirectory } from '@frequency-gateway/chain';
 import { INTENT_OF_ANNOUNCEMENT } from '@frequency-gateway/dsnp';
+import { bullJobId } from '@frequency-gateway/platform';
 import type { Queue } from 'bullmq';
 import { batchJobId, type BatchJob, type SearchTarget } from '../jobs.js';
 
@@ -49,7 +50,11 @@ export async function queueMessages(
   for (let start = 0; start < jobs.length; start += 1000) {
     const chunk = jobs.slice(start, start + 1000);
     await queue.addBulk(
-      chunk.map((data) => ({ name: `${data.blockNumber}-${data.index}`, data, opts: { jobId: batchJobId(data) } })),
+      chunk.map((data) => ({
+        name: `${data.blockNumber}-${data.index}`,
+        data,
+        opts: { jobId: bullJobId(batchJobId(data)) },
+      })),
     );
   }
   return jobs.length;
