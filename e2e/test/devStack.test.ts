@@ -42,6 +42,8 @@ describe('make dev', () => {
     const env = { ...process.env };
     delete env.REDIS_URL;
     delete env.FREQUENCY_API_WS_URL;
+    delete env.OUTBOUND_ALLOWED_DESTINATIONS;
+    delete env.OUTBOUND_POLICY;
     const runner = spawn(
       process.execPath,
       ['--import', 'tsx', '--conditions=source', 'tools/src/dev.ts', '--port-offset', String(offset)],
@@ -88,6 +90,21 @@ describe('make dev', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'system_chain', params: [] }),
       });
       expect(await chain.json()).toMatchObject({ result: 'Frequency Development (No Relay)' });
+
+      // Receivers of a developer run on this machine: make dev opens the loopback interface (and says so).
+      expect(output.join('\n')).toContain('webhooks may go to public addresses and 127.0.0.0/8,::1,localhost');
+      const watcher = `http://127.0.0.1:${3011 + offset}`;
+      const receiverUrl = 'http://127.0.0.1:9/receiver';
+      const registered = await fetch(`${watcher}/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiverUrl, announcementTypes: ['broadcast'] }),
+      });
+      expect(registered.status).toBe(201);
+      const removed = await fetch(`${watcher}/v1/webhooks?url=${encodeURIComponent(receiverUrl)}`, {
+        method: 'DELETE',
+      });
+      expect(removed.status).toBe(200);
     } finally {
       runner.kill('SIGINT');
     }

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { EmbeddedStore, serveGateway, type GatewayServer } from '@frequency-gateway/storage';
 import { COMPONENTS, repositoryRoot, type ComponentEntry } from './components.js';
 import { ensureRedisServer } from './redisProvision.js';
@@ -109,9 +110,17 @@ async function main(): Promise<void> {
     SIWF_V2_URI_VALIDATION: process.env.SIWF_V2_URI_VALIDATION ?? 'localhost',
     // The devchain has no sign-in service of its own: sign-in requests point at the testnet's.
     SIWF_V2_URL: process.env.SIWF_V2_URL ?? 'https://testnet.frequencyaccess.com/siwa',
+    // Webhook receivers of a developer run on this machine: open its loopback interface to the outbound policy.
+    OUTBOUND_ALLOWED_DESTINATIONS: process.env.OUTBOUND_ALLOWED_DESTINATIONS ?? LOOPBACK_DESTINATIONS,
     LOG_PRETTY: process.env.LOG_PRETTY ?? String(tty),
     ...(tty ? { FORCE_COLOR: '1' } : {}),
   };
+  const opened = env.OUTBOUND_ALLOWED_DESTINATIONS || '(nothing)';
+  say(
+    env.OUTBOUND_POLICY === 'allowlist'
+      ? `webhooks may go only to ${opened} (OUTBOUND_POLICY=allowlist)`
+      : `webhooks may go to public addresses and ${opened} (OUTBOUND_ALLOWED_DESTINATIONS)`,
+  );
   const all = COMPONENTS.map((component, index) => launch(component, index, env));
   const ipfsLine = ipfs ? ipfs.gateway.url : process.env.IPFS_ENDPOINT;
 
