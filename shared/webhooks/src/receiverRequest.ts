@@ -8,7 +8,7 @@ export interface ReceiverTarget {
   authorization?: string;
 }
 
-/** fetch refuses URLs with credentials, so `user:pass@` becomes an authorization header. */
+/** `user:pass@` becomes an authorization header, so that the URL the request goes to carries no credential. */
 export function receiverTarget(url: string): ReceiverTarget {
   const parsed = new URL(url);
   const host = parsed.host;
