@@ -30,16 +30,10 @@ const SENTINELS = {
 };
 
 /**
- * Variables the chart sets for features the components gain in parallel work (api tokens, rate limits, the
- * outbound policy). Until some component reads one, the configuration check below lets it pass; once one does,
+ * Variables the chart sets for features the components gain in parallel work (api tokens, rate limits). Until some component reads one, the configuration check below lets it pass; once one does,
  * it is checked like any other.
  */
-const PENDING_IN_COMPONENTS = [
-  'API_TOKENS',
-  'RATE_LIMIT_PER_MINUTE',
-  'OUTBOUND_POLICY',
-  'OUTBOUND_ALLOWED_DESTINATIONS',
-];
+const PENDING_IN_COMPONENTS = ['API_TOKENS', 'RATE_LIMIT_PER_MINUTE'];
 const readByNoComponent = (name: string) => COMPONENTS.every((component) => !(name in component.config));
 
 const VALUE_SETS: Record<string, object> = {
