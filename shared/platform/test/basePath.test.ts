@@ -16,7 +16,12 @@ describe('HTTP_BASE_PATH', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    component = await startTestComponent(testComponent, { REDIS_URL: redis.url, HTTP_BASE_PATH: '/account' });
+    component = await startTestComponent(testComponent, {
+      REDIS_URL: redis.url,
+      HTTP_BASE_PATH: '/account',
+      // The queue board is open without credentials only in dev.
+      ENVIRONMENT: 'dev',
+    });
     // Ready once its checks pass: on a loaded machine the first Redis check may still time out.
     await eventually(async () => component.runtime.readiness.isReady(), 15_000);
   });

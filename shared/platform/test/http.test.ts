@@ -1,4 +1,5 @@
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 describe('HTTP surface of a component', () => {
@@ -79,10 +80,20 @@ describe('HTTP surface of a component', () => {
     const body = (await broken.json()) as { message: string; errorReference: string };
     expect(body.message).toBe('Internal server error');
     expect(JSON.stringify(body)).not.toContain('database exploded');
-    const logged = component.logs.find(
-      (line) => line.includes(body.errorReference) && line.includes('unhandled error'),
-    );
-    expect(logged).toContain('database exploded');
+    // One line holds the reference, the cause and the route: the one an operator finds by the reference.
+    const logged = await eventually(async () => {
+      const lines = component.logs.filter((line) => line.includes(body.errorReference));
+      return lines.length > 0 && lines;
+    }, 5000);
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0] as string)).toMatchObject({
+      level: 'error',
+      errorReference: body.errorReference,
+      method: 'GET',
+      route: '/v1/broken',
+      status: 500,
+      err: { message: 'database exploded' },
+    });
   });
 
   it('echoes a sane request id and replaces an unsafe one', async () => {
@@ -94,9 +105,27 @@ describe('HTTP surface of a component', () => {
 
   it('names the request id in the access line and in what the request logs', async () => {
     await fetch(`${component.url}/v1/broken`, { headers: { 'x-request-id': 'trace-42' } });
-    const lines = component.logs.filter((line) => line.includes('"requestId":"trace-42"'));
-    expect(lines.some((line) => line.includes('unhandled error'))).toBe(true);
+    const lines = await eventually(async () => {
+      const found = component.logs.filter((line) => line.includes('"requestId":"trace-42"'));
+      return found.length > 0 && found;
+    }, 5000);
     expect(lines.some((line) => line.includes('request failed') && line.includes('"route":"/v1/broken"'))).toBe(true);
+  });
+
+  it("answers headers over Node's limit (a long query string counts) with 431 and the error envelope", async () => {
+    const longQuery = await fetch(`${component.url}/v1/slow?ms=1&pad=${'x'.repeat(20_000)}`);
+    expect(longQuery.status).toBe(431);
+    expect(await longQuery.json()).toMatchObject({
+      statusCode: 431,
+      error: 'Request Header Fields Too Large',
+      message: expect.stringMatching(/exceed 16 KiB/),
+      errorReference: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
+    });
+    const longHeader = await fetch(`${component.url}/livez`, { headers: { 'x-padding': 'y'.repeat(20_000) } });
+    expect(longHeader.status).toBe(431);
+    expect(longHeader.headers.get('content-type')).toContain('application/json');
+    // The server goes on answering.
+    expect((await fetch(`${component.url}/livez`)).status).toBe(200);
   });
 
   it('sets security headers', async () => {
@@ -173,14 +202,47 @@ describe('HTTP surface of a component', () => {
 });
 
 describe('queue board switch', () => {
-  it('is absent when QUEUES_UI=false', async () => {
-    const redis = await startRedisServer();
-    const component = await startTestComponent(testComponent, { REDIS_URL: redis.url, QUEUES_UI: 'false' });
+  let redis: LocalRedis;
+  beforeAll(async () => (redis = await startRedisServer()));
+  afterAll(async () => redis.stop());
+
+  const withComponent = async (env: NodeJS.ProcessEnv, use: (url: string, logs: string[]) => Promise<void>) => {
+    const component = await startTestComponent(testComponent, { REDIS_URL: redis.url, ...env });
     try {
-      expect((await fetch(`${component.url}/queues`)).status).toBe(404);
+      await use(component.url, component.logs);
     } finally {
       await component.stop();
-      await redis.stop();
     }
+  };
+  const warning = (logs: string[]) => logs.filter((line) => line.includes('the queue board (/queues) is not served'));
+
+  it('is absent when QUEUES_UI=false', async () => {
+    await withComponent({ QUEUES_UI: 'false' }, async (url, logs) => {
+      expect((await fetch(`${url}/queues`)).status).toBe(404);
+      expect(warning(logs)).toEqual([]);
+    });
+  });
+
+  it('is not served outside dev without credentials, and a warning at start says how to serve it', async () => {
+    await withComponent({}, async (url, logs) => {
+      expect((await fetch(`${url}/queues`)).status).toBe(404);
+      // Its write actions are not there either.
+      const pause = await fetch(`${url}/queues/api/queues/pause`, { method: 'PUT' });
+      expect(pause.status).toBe(404);
+      expect((await fetch(`${url}/queues/api/queues`)).status).toBe(404);
+      expect(warning(logs)).toHaveLength(1);
+      expect(JSON.parse(warning(logs)[0] as string)).toMatchObject({
+        level: 'warn',
+        msg: expect.stringContaining('QUEUES_BASIC_AUTH=user:password'),
+      });
+    });
+  });
+
+  it('is open in dev without credentials', async () => {
+    await withComponent({ ENVIRONMENT: 'dev' }, async (url, logs) => {
+      const api = (await (await fetch(`${url}/queues/api/queues`)).json()) as { queues: { name: string }[] };
+      expect(api.queues.map((q) => q.name)).toContain('widgets');
+      expect(warning(logs)).toEqual([]);
+    });
   });
 });

@@ -48,6 +48,7 @@ describe('OpenAPI document', () => {
       'PrometheusController_index',
       'broken',
       'createWidget',
+      'getShelf',
       'slow',
     ]);
     const create = document.paths?.['/v1/widgets/{shelf}']?.post;

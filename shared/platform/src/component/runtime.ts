@@ -9,8 +9,8 @@ import type { LeaderLoop, Leadership, LeaseStatus } from '../leader/index.js';
 import { guardProcess, Shutdown } from '../lifecycle/index.js';
 import { createLogger, routeConsoleToLogger, secretScrubber, type Logger } from '../logging/index.js';
 import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
-import { JobQueues, queueBoard } from '../queues/index.js';
-import { openRedis, redisCheck, redisTarget, withRedisPassword } from '../redis/index.js';
+import { JobQueues, queueBoard, queueBoardSettings } from '../queues/index.js';
+import { openRedis, RedisAvailability, redisCheck, redisTarget, withRedisPassword } from '../redis/index.js';
 import { createLeaders } from './leadership.js';
 import type { CommonConfig } from './variables.js';
 
@@ -79,19 +79,30 @@ type ApiSettings = {
   HTTP_BASE_PATH?: string;
 };
 
+/** What the HTTP surface needs from Redis: why it fails. */
+interface HttpRedis {
+  availability: RedisAvailability;
+}
+
 /** The component's HTTP surface: health, metrics, its own routes, and (api components) the queue board. */
 function componentHttpApp<C>(
   definition: { name: string; version: string; title: string; description: string },
   runtime: ComponentRuntime<C>,
   parts: ComponentParts,
   health: { eventLoop: EventLoopWatch; startedAt: Date; leases: () => Record<string, LeaseStatus> },
+  redis: HttpRedis,
 ) {
   const { logger, metrics, readiness, queues } = runtime;
   const api = runtime.config as ApiSettings;
+  const common = runtime.config as CommonConfig;
   const mounts: Mount[] = [];
-  if (parts.queueBoard && api.QUEUES_UI !== false) {
-    const auth = api.QUEUES_BASIC_AUTH ? { basicAuth: api.QUEUES_BASIC_AUTH } : {};
-    mounts.push(queueBoard(queues.all(), { path: '/queues', ...auth }));
+  if (parts.queueBoard) {
+    const policy = { enabled: api.QUEUES_UI !== false, environment: common.ENVIRONMENT };
+    const board = queueBoardSettings(
+      api.QUEUES_BASIC_AUTH ? { ...policy, basicAuth: api.QUEUES_BASIC_AUTH } : policy,
+      logger,
+    );
+    if (board) mounts.push(queueBoard(queues.all(), { path: '/queues', ...board }));
   }
   const { name, version, title, description } = definition;
   return createHttpApp({
@@ -107,6 +118,10 @@ function componentHttpApp<C>(
     ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
     ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
     ...(api.HTTP_BASE_PATH ? { basePath: api.HTTP_BASE_PATH } : {}),
+    dependencyFailure: (error) => {
+      const unavailable = redis.availability.unavailableError(error);
+      return unavailable && { message: unavailable.failure.summary, cause: unavailable };
+    },
   }).app;
 }
 
@@ -154,8 +169,10 @@ export async function startComponent<S extends ConfigSpec>(
   const metrics = createMetricsRegistry(definition.name);
   const shutdown = new Shutdown({ logger, graceMs: common.SHUTDOWN_GRACE_MS });
 
-  const redis = openRedis(common.REDIS_URL);
-  const failFastRedis = openRedis(common.REDIS_URL, 'failFast');
+  // Every connection the platform opens tells what it meets (refused credentials, no answer) to one place.
+  const availability = new RedisAvailability({ logger });
+  const redis = availability.watch(openRedis(common.REDIS_URL));
+  const failFastRedis = availability.watch(openRedis(common.REDIS_URL, 'failFast'));
   const readiness = new ReadinessController({
     logger,
     metrics,
@@ -167,8 +184,14 @@ export async function startComponent<S extends ConfigSpec>(
     ? new KubernetesPodEvents({ ...cluster, component: definition.name, logger, scrub: secretScrubber(secrets) })
     : undefined;
   if (podEvents) recordReadinessEvents(readiness, podEvents);
-  readiness.add(redisCheck(failFastRedis, redisTarget(common.REDIS_URL)));
-  const queues = new JobQueues({ redisUrl: common.REDIS_URL, keyPrefix: common.CACHE_KEY_PREFIX, logger, metrics });
+  readiness.add(redisCheck(failFastRedis, redisTarget(common.REDIS_URL), availability));
+  const queues = new JobQueues({
+    redisUrl: common.REDIS_URL,
+    keyPrefix: common.CACHE_KEY_PREFIX,
+    logger,
+    metrics,
+    availability,
+  });
   const leaders = createLeaders(common, failFastRedis, logger, metrics, cluster);
   const lead = leaders.lead;
 
@@ -176,11 +199,13 @@ export async function startComponent<S extends ConfigSpec>(
   const parts = await definition.setup(runtime);
 
   const eventLoop = new EventLoopWatch(common.LIVENESS_MAX_EVENT_LOOP_DELAY_MS);
-  const app = componentHttpApp(definition as unknown as ComponentDefinition<ConfigSpec>, runtime, parts, {
-    eventLoop,
-    startedAt,
-    leases: leaders.statuses,
-  });
+  const app = componentHttpApp(
+    definition as unknown as ComponentDefinition<ConfigSpec>,
+    runtime,
+    parts,
+    { eventLoop, startedAt, leases: leaders.statuses },
+    { availability },
+  );
   readiness.start();
   const port = options.port ?? Number((config as Record<string, unknown>)[definition.portVariable]);
   const server = await listen(app, port);

@@ -77,13 +77,16 @@ export function apiVariables(defaults: { port: number }) {
       basePath().optional(),
       'A path prefix such as `/account` under which the api also serves every route, for an Ingress that routes by prefix without rewriting; plain paths keep working',
     ),
-    QUEUES_UI: variable(flag(true), 'Serve the bull-board queue UI at /queues'),
+    QUEUES_UI: variable(
+      flag(true),
+      'Serve the bull-board queue UI at /queues (outside ENVIRONMENT=dev only with QUEUES_BASIC_AUTH)',
+    ),
     QUEUES_BASIC_AUTH: secret(
       z
         .string()
         .regex(/^[^:]+:.+$/, 'must be user:password')
         .optional(),
-      'Protect /queues with HTTP basic authentication, as `user:password`',
+      'Credentials of the queue board at /queues (HTTP basic authentication), as `user:password`. Outside ENVIRONMENT=dev the board is not served without them (404, and a warning at start); in dev it is open without them',
       'admin:change-me',
     ),
   };

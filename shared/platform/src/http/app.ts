@@ -31,6 +31,11 @@ export interface HttpAppOptions {
   jsonLimit?: string;
   /** A path prefix (`/account`) under which every route is served as well (see servePathPrefix). */
   basePath?: string;
+  /**
+   * When an error means a dependency the request needed is unusable (Redis refused the credentials, say): the
+   * 503's message and the cause to log (the error that says why); undefined for any other error, a 500.
+   */
+  dependencyFailure?: (error: unknown) => { message: string; cause: unknown } | undefined;
 }
 
 export interface HttpApp {
@@ -42,7 +47,6 @@ const DOCS_PATH = '/docs/swagger';
 
 function routeHandler(route: Route): RequestHandler {
   return async (req, res) => {
-    res.locals.routeTemplate = route.path;
     const input = validateInput(route, { params: req.params, query: req.query, body: req.body });
     const context = {
       req,
@@ -65,30 +69,54 @@ function bodyParserStatus(error: unknown): number | undefined {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
-const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
-  if (res.headersSent) return next(error);
-  let envelope;
-  if (error instanceof HttpError) {
-    envelope = errorEnvelope(error.statusCode, error.messages);
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  } else if (bodyParserStatus(error) !== undefined) {
-    const status = bodyParserStatus(error) as number;
-    const type = (error as { type?: string }).type;
-    const message =
-      type === 'entity.parse.failed'
-        ? 'body: is not valid JSON'
-        : type === 'entity.too.large'
-          ? 'body: is larger than the allowed limit'
-          : (error as Error).message;
-    envelope = errorEnvelope(status, message);
-  } else {
-    envelope = errorEnvelope(500, 'Internal server error');
-    req.log.error({ err: error, errorReference: envelope.errorReference }, 'unhandled error');
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** The errorReference of the error envelope answered, for the access line. */
+    errorReference?: string;
+    /** What made the request fail with a 5xx, for the access line. */
+    errorCause?: unknown;
   }
-  if (envelope.statusCode < 500)
-    req.log.debug({ errorReference: envelope.errorReference, message: envelope.message }, 'client error');
-  res.status(envelope.statusCode).json(envelope);
-};
+}
+
+/**
+ * Every error becomes the envelope: an HttpError as it says, a body parser's 4xx, a dependency that is
+ * unusable a 503 naming it, anything else a 500. The reference and (for a 5xx) the cause go to the request's
+ * access line (see requestContext), so that one log line holds the reference, the cause and the route.
+ */
+function errorHandler(dependencyFailure: HttpAppOptions['dependencyFailure']): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let envelope;
+    let cause = error;
+    const unavailable = error instanceof HttpError ? undefined : dependencyFailure?.(error);
+    if (error instanceof HttpError) {
+      // A 503 of the route's own whose cause is a dependency known to be down says which, and why.
+      const why = error.statusCode === 503 && error.cause !== undefined ? dependencyFailure?.(error.cause) : undefined;
+      envelope = errorEnvelope(error.statusCode, why ? `${error.message}: ${why.message}` : error.messages);
+      if (why) cause = why.cause;
+      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    } else if (unavailable !== undefined) {
+      envelope = errorEnvelope(503, unavailable.message);
+      cause = unavailable.cause;
+    } else if (bodyParserStatus(error) !== undefined) {
+      const status = bodyParserStatus(error) as number;
+      const type = (error as { type?: string }).type;
+      const message =
+        type === 'entity.parse.failed'
+          ? 'body: is not valid JSON'
+          : type === 'entity.too.large'
+            ? 'body: is larger than the allowed limit'
+            : (error as Error).message;
+      envelope = errorEnvelope(status, message);
+    } else {
+      envelope = errorEnvelope(500, 'Internal server error');
+    }
+    res.locals.errorReference = envelope.errorReference;
+    if (envelope.statusCode >= 500) res.locals.errorCause = cause;
+    else req.log.debug({ errorReference: envelope.errorReference, message: envelope.message }, 'client error');
+    res.status(envelope.statusCode).json(envelope);
+  };
+}
 
 /**
  * The HTTP surface of every component: request ids, access log and latency metrics, security headers, JSON
@@ -113,10 +141,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     );
   }
   app.use(strict);
-  app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
 
+  // The route is known before its body is read (its template names it in the logs), and the body before its
+  // own middleware (a multipart parser) and validation.
+  const json = express.json({ limit: options.jsonLimit ?? '1mb' });
   for (const route of options.routes) {
-    app[route.method](expressPath(route.path), ...(route.middleware ?? []), routeHandler(route));
+    const matched: RequestHandler = (_req, res, next) => ((res.locals.routeTemplate = route.path), next());
+    app[route.method](expressPath(route.path), matched, json, ...(route.middleware ?? []), routeHandler(route));
   }
 
   const openApi = buildOpenApiDocument(options.info, options.routes, options.webhooks);
@@ -145,6 +176,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   );
 
   app.use((req, _res, next) => next(new HttpError(404, `Cannot ${req.method} ${req.path}`)));
-  app.use(errorHandler);
+  app.use(errorHandler(options.dependencyFailure));
   return { app, openApi };
 }

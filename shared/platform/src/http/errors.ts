@@ -7,8 +7,10 @@ export class HttpError extends Error {
     readonly statusCode: number,
     readonly messages: string | readonly string[],
     readonly headers: Readonly<Record<string, string>> = {},
+    /** What led to it (a 503's failing dependency, say): logged with the error, never sent. */
+    options?: ErrorOptions,
   ) {
-    super(Array.isArray(messages) ? messages.join('; ') : String(messages));
+    super(Array.isArray(messages) ? messages.join('; ') : String(messages), options);
     this.name = 'HttpError';
   }
 }
@@ -21,7 +23,8 @@ export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 export const unprocessable = (messages: string | readonly string[]) => new HttpError(422, list(messages));
-export const serviceUnavailable = (message: string) => new HttpError(503, message);
+export const serviceUnavailable = (message: string, cause?: unknown) =>
+  new HttpError(503, message, {}, cause === undefined ? undefined : { cause });
 
 /** The body of every error response. */
 export interface ErrorEnvelope {

@@ -51,6 +51,7 @@ export function requestContext(
       const route = res.locals.routeTemplate ?? 'unmatched';
       const status = res.writableFinished ? res.statusCode : 499;
       duration.observe({ method: req.method, route, status: String(status) }, seconds);
+      const { errorReference, errorCause } = res.locals;
       const line = {
         requestId: id,
         method: req.method,
@@ -58,9 +59,12 @@ export function requestContext(
         route,
         status,
         durationMs: Math.round(seconds * 1000),
+        ...(errorReference !== undefined ? { errorReference } : {}),
       };
+      // A failure answered with the error envelope is told here, once: its reference, its cause and its route.
+      if (status >= 500 && errorReference !== undefined) logger.error({ ...line, err: errorCause }, 'request failed');
       // A probe's 503 is the answer it asks for; the readiness controller logs each dependency change once.
-      if (QUIET_PATHS.has(req.path)) logger.debug(line, 'request');
+      else if (QUIET_PATHS.has(req.path)) logger.debug(line, 'request');
       else if (status >= 500) logger.error(line, 'request failed');
       else if (status >= 400) logger.warn(line, 'request rejected');
       else logger.info(line, 'request');

@@ -1,6 +1,7 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, maxHeaderSize, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
+import { errorEnvelope } from './errors.js';
 
 export interface RunningServer {
   server: Server;
@@ -13,8 +14,41 @@ export interface RunningServer {
   close(graceMs: number): Promise<void>;
 }
 
+/**
+ * What Node's HTTP parser refuses before any route sees the request, answered with the error envelope instead of
+ * Node's bare status line: headers over the limit (431; a long query string counts, it is part of the request
+ * line), a request that took too long to arrive (408), or bytes that are not HTTP (400).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A response already under way on this connection cannot be followed by another one.
+  const current = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          `the request line and headers exceed ${Math.floor(maxHeaderSize / 1024)} KiB (a long query string counts)`,
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request did not arrive in time']
+        : [400, 'not a valid HTTP request'];
+  const envelope = errorEnvelope(status, message);
+  const body = JSON.stringify(envelope);
+  socket.end(
+    `HTTP/1.1 ${status} ${envelope.error}\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}
+
 export async function listen(app: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
   const server = createServer(app);
+  server.on('clientError', answerClientError);
   // Slightly above typical load balancer idle timeouts, so that the balancer closes first.
   server.keepAliveTimeout = 65_000;
   let closing = false;

@@ -8,6 +8,7 @@ import type { Queue } from 'bullmq';
 import { externalPath } from '../http/basePath.js';
 import { errorEnvelope } from '../http/errors.js';
 import type { Mount } from '../http/app.js';
+import type { Logger } from '../logging/index.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -43,6 +44,44 @@ class PrefixAwareExpressAdapter extends ExpressAdapter {
     });
     return this;
   }
+
+  /**
+   * bull-board answers its API's errors itself, a 500 with the error's message, that no log line names. Thrown
+   * from its error middleware, an error goes on to the app's error handler instead: Redis refusing the
+   * credentials becomes a 503 saying so, anything else a 500 whose reference and cause are logged.
+   */
+  override setErrorHandler(): this {
+    return super.setErrorHandler((error) => {
+      throw error;
+    });
+  }
+}
+
+export interface QueueBoardPolicy {
+  /** QUEUES_UI: false turns the board off everywhere. */
+  enabled: boolean;
+  /** QUEUES_BASIC_AUTH (`user:password`). */
+  basicAuth?: string;
+  /** ENVIRONMENT: the board is open without credentials only in `dev`. */
+  environment: string;
+}
+
+/**
+ * Whether and how the board is served: behind basic authentication when QUEUES_BASIC_AUTH is set; open in
+ * `ENVIRONMENT=dev` without it; otherwise not at all (its pause, retry and clean actions are not for whoever
+ * reaches the port), with a warning at start that says how to turn it on.
+ */
+export function queueBoardSettings(
+  policy: QueueBoardPolicy,
+  logger: Logger,
+): Pick<QueueBoardOptions, 'basicAuth'> | undefined {
+  if (!policy.enabled) return undefined;
+  if (policy.basicAuth) return { basicAuth: policy.basicAuth };
+  if (policy.environment === 'dev') return {};
+  logger.warn(
+    'the queue board (/queues) is not served: outside ENVIRONMENT=dev it needs credentials; set QUEUES_BASIC_AUTH=user:password to serve it behind basic authentication (or QUEUES_UI=false to say it is off on purpose)',
+  );
+  return undefined;
 }
 
 /** bull-board for the given queues, as a mount of the HTTP app. */

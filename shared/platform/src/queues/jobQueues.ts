@@ -2,7 +2,8 @@ import { DelayedError, Queue, Worker, type AdvancedOptions, type Job, type JobsO
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
-import { openRedis } from '../redis/index.js';
+import { openRedis, RedisAvailability, redisFailureOf } from '../redis/index.js';
+import { failFastBackend } from './failFastBackend.js';
 
 export { DelayedError, UnrecoverableError } from 'bullmq';
 export type { Job, JobsOptions } from 'bullmq';
@@ -24,6 +25,8 @@ export interface JobQueuesOptions {
   keyPrefix: string;
   logger: Logger;
   metrics: Registry;
+  /** What the component knows about Redis (see RedisAvailability); the queues' connections report to it. */
+  availability?: RedisAvailability;
 }
 
 export interface WorkerOptions {
@@ -44,12 +47,14 @@ export class JobQueues {
   readonly prefix: string;
   private readonly outcomes: Counter<'queue' | 'outcome'>;
   private readonly durations: Histogram<'queue' | 'outcome'>;
+  private readonly availability: RedisAvailability;
 
   constructor(private readonly options: JobQueuesOptions) {
     this.prefix = `${options.keyPrefix}:bull`;
+    this.availability = options.availability ?? new RedisAvailability({ logger: options.logger });
     // Producers fail fast while Redis is away (callers answer 503); consumers wait for it to come back.
-    this.producer = openRedis(options.redisUrl, 'failFast');
-    this.consumerConnection = openRedis(options.redisUrl, 'blocking');
+    this.producer = this.availability.watch(openRedis(options.redisUrl, 'failFast'));
+    this.consumerConnection = this.availability.watch(openRedis(options.redisUrl, 'blocking'));
     const registers = [options.metrics];
     this.outcomes = new Counter({
       name: 'queue_jobs_processed_total',
@@ -91,12 +96,12 @@ export class JobQueues {
   queue<T = unknown, R = unknown>(name: string, defaultJobOptions?: JobsOptions): Queue<T, R> {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, {
-        connection: this.producer,
-        prefix: this.prefix,
-        ...(defaultJobOptions ? { defaultJobOptions } : {}),
-      });
-      queue.on('error', (error) => this.options.logger.warn({ queue: name, err: error }, 'queue error'));
+      queue = new Queue(
+        name,
+        { connection: this.producer, prefix: this.prefix, ...(defaultJobOptions ? { defaultJobOptions } : {}) },
+        failFastBackend(this.producer, this.availability, this.prefix),
+      );
+      queue.on('error', (error) => this.reportError(error, { queue: name }, 'queue error'));
       this.queues.set(name, queue);
     }
     return queue as unknown as Queue<T, R>;
@@ -141,9 +146,19 @@ export class JobQueues {
         ...(options.settings ? { settings: options.settings } : {}),
       },
     );
-    worker.on('error', (error) => logger.warn({ queue: name, err: error }, 'worker error'));
+    worker.on('error', (error) => this.reportError(error, { queue: name }, 'worker error'));
     this.workers.push(worker);
     return worker;
+  }
+
+  /**
+   * Logs a queue's or worker's error, unless it is Redis being unusable: BullMQ reports that once per queue and
+   * connection attempt (dozens of identical lines a minute); readiness tells it once and RedisAvailability
+   * reminds of it once a minute.
+   */
+  private reportError(error: Error, context: { queue: string }, message: string): void {
+    if (redisFailureOf(error)) return;
+    this.options.logger.warn({ ...context, err: error }, message);
   }
 
   /**

@@ -1,4 +1,5 @@
 export * from './connection.js';
+export * from './availability.js';
 export * from './check.js';
 export * from './script.js';
 export * from './turnBatch.js';

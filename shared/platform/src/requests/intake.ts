@@ -132,8 +132,10 @@ export class Intake {
       this.accepted.inc({ kind: request.kind, outcome: accepted.fresh ? 'new' : 'repeated' });
       return accepted;
     } catch (error) {
-      this.logger.warn({ err: error, kind: request.kind }, 'could not queue a request');
-      throw serviceUnavailable('The request could not be queued (Redis is not reachable); try again');
+      this.logger.debug({ err: error, kind: request.kind }, 'could not queue a request');
+      // The HTTP layer adds why, when it knows (Redis refused the credentials, or cannot be reached), and logs
+      // the cause on the request's line.
+      throw serviceUnavailable('The request could not be queued', error);
     }
   }
 

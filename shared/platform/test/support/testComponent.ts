@@ -17,7 +17,10 @@ export const testConfig = {
 
 const widget = z.object({ name: z.string().min(2), size: z.number().int().positive() }).meta({ id: 'Widget' });
 
-/** A small api component exercising the platform: a validated route, a failing route, a slow route, a queue. */
+/**
+ * A small api component exercising the platform: a validated route that queues a job, a look-up on the
+ * component's own Redis connection, a failing route, a slow route.
+ */
 export const testComponent: ComponentDefinition<typeof testConfig> = {
   name: 'test-api',
   title: 'Test API',
@@ -25,7 +28,7 @@ export const testComponent: ComponentDefinition<typeof testConfig> = {
   version: '1.2.3',
   config: testConfig,
   portVariable: 'API_PORT',
-  setup: ({ queues }) => {
+  setup: ({ queues, redis }) => {
     const widgets = queues.queue('widgets');
     return {
       queueBoard: true,
@@ -44,6 +47,19 @@ export const testComponent: ComponentDefinition<typeof testConfig> = {
             const job = await widgets.add('widget', { shelf: params.shelf, ...body });
             return { status: 202, body: { jobId: String(job.id) } };
           },
+        }),
+        defineRoute({
+          method: 'get',
+          path: '/v1/shelves/{shelf}',
+          operationId: 'getShelf',
+          summary: 'How many widgets a shelf holds',
+          tags: ['widgets'],
+          params: z.object({ shelf: z.string().regex(/^[a-z]+$/) }),
+          responses: { 200: { description: 'The count', schema: z.object({ widgets: z.number() }) } },
+          handler: async ({ params }) => ({
+            status: 200,
+            body: { widgets: Number((await redis.hget('test:shelves', params.shelf)) ?? 0) },
+          }),
         }),
         defineRoute({
           method: 'get',
