@@ -35,6 +35,31 @@ async function freeOffset(): Promise<number> {
   }
 }
 
+type Operation = { parameters?: unknown[]; requestBody?: unknown; responses: Record<string, { content?: object }> };
+
+/**
+ * What a component's OpenAPI document leaves out of what it answers: a 400 for an operation that takes input
+ * (validation answers it), a 431 anywhere (Node answers it for long headers), server-sent events typed as
+ * anything but a text/event-stream string.
+ */
+async function undocumentedAnswers(base: string): Promise<string[]> {
+  const document = (await (await fetch(`${base}/docs/swagger.json`)).json()) as {
+    paths: Record<string, Record<string, Operation>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).flatMap(([method, { parameters, requestBody, responses }]) => {
+      const missing = [...(parameters?.length || requestBody ? ['400'] : []), '431'].filter((s) => !responses[s]);
+      const events = Object.values(responses).flatMap(({ content }) =>
+        Object.entries(content ?? {}).filter(([type]) => type.startsWith('text/event-stream')),
+      );
+      const mistyped = events.filter(
+        ([, media]) => (media as { schema?: { type?: string } }).schema?.type !== 'string',
+      );
+      return [...missing, ...mistyped.map(([type]) => type)].map((what) => `${method} ${path}: ${what}`);
+    }),
+  );
+}
+
 describe('make dev', () => {
   it('brings up six ready components with metrics, docs and queue boards, and stops them all on Ctrl-C', async () => {
     const offset = await freeOffset();
@@ -75,6 +100,7 @@ describe('make dev', () => {
         );
         const swagger = await fetch(`${base}/docs/swagger/`);
         expect([name, swagger.status]).toEqual([name, 200]);
+        expect([name, await undocumentedAnswers(base)]).toEqual([name, []]);
         const board = await fetch(`${base}/queues/api/queues`);
         if (queues) {
           const listed = ((await board.json()) as { queues: { name: string }[] }).queues.map((q) => q.name);

@@ -1,19 +1,69 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { z } from 'zod';
 import {
   buildOpenApiDocument,
+  createLogger,
   createMetricsRegistry,
   EventLoopWatch,
   healthRoutes,
+  JobQueues,
   metricsRoute,
+  parseConfig,
   ReadinessController,
-  createLogger,
+  requestStatusRoutes,
+  type OpenApiDocument,
+  type RequestStatusStore,
+  type Route,
 } from '../src/index.js';
 import { testComponent, testConfig } from './support/testComponent.js';
-import { parseConfig } from '../src/index.js';
-import { JobQueues } from '../src/index.js';
+
+type Operation = {
+  operationId: string;
+  parameters?: unknown[];
+  requestBody?: unknown;
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }>; headers?: object }>;
+};
+
+/** Every operation of the document with its method and path. */
+function operationsOf(document: OpenApiDocument) {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({ method, path, operation })),
+  );
+}
+
+/**
+ * What the document fails to say that the component answers: 400 for an operation with input, 431 for every
+ * operation, the error envelope for every error without a body of its own.
+ */
+function undocumented(document: OpenApiDocument): string[] {
+  const problems: string[] = [];
+  for (const { method, path, operation } of operationsOf(document)) {
+    const at = `${method.toUpperCase()} ${path}`;
+    const responses = operation.responses;
+    if ((operation.parameters?.length || operation.requestBody) && !responses['400']) problems.push(`${at}: no 400`);
+    if (!responses['431']) problems.push(`${at}: no 431`);
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 400 && !response.content) problems.push(`${at}: ${status} has no body`);
+    }
+  }
+  return problems;
+}
+
+/** The operations of the document besides health and metrics, sorted. */
+const SERVICE_OPERATIONS = [
+  'RequestControllerV1_getRequestEvents_v1',
+  'RequestControllerV1_getRequest_v1',
+  'broken',
+  'createWidget',
+  'getShelf',
+  'slow',
+];
 
 describe('OpenAPI document', () => {
-  it('is valid OpenAPI 3.1 and describes every declared operation', async () => {
+  let routes: Route[];
+
+  beforeAll(async () => {
     const logger = createLogger({ component: 't', level: 'silent', pretty: false });
     const metrics = createMetricsRegistry('t');
     const readiness = new ReadinessController({ logger });
@@ -23,36 +73,65 @@ describe('OpenAPI document', () => {
     const parts = await testComponent.setup({ config, logger, metrics, readiness, queues } as unknown as Parameters<
       typeof testComponent.setup
     >[0]);
-    const routes = [
+    // The document only reads the routes' declarations: no store is ever asked anything.
+    const requests = requestStatusRoutes({
+      store: {} as RequestStatusStore,
+      recordSchema: z.object({ referenceId: z.string(), state: z.string() }),
+      signal: new AbortController().signal,
+    });
+    routes = [
       ...healthRoutes({ component: 't', version: '1', readiness, eventLoop, startedAt: new Date() }),
       metricsRoute(metrics),
       ...(parts.routes ?? []),
+      ...requests,
     ];
-    const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
     eventLoop.stop();
     await queues.close(0);
+  });
 
+  it('is valid OpenAPI 3.1 and documents every answer', async () => {
+    const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
     const validator = new Validator();
     const result = await validator.validate(document as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
+    expect(undocumented(document)).toEqual([]);
+  });
 
-    const operationIds = Object.values(document.paths ?? {}).flatMap((item) =>
-      Object.values(item as Record<string, { operationId?: string }>).map((op) => op.operationId),
-    );
-    expect(operationIds.sort()).toEqual([
+  it('describes every declared operation', () => {
+    const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
+    expect(
+      operationsOf(document)
+        .map((op) => op.operation.operationId)
+        .sort(),
+    ).toEqual([
       'HealthController_healthz',
       'HealthController_livez',
       'HealthController_readyz',
       'PrometheusController_index',
-      'broken',
-      'createWidget',
-      'getShelf',
-      'slow',
+      ...SERVICE_OPERATIONS,
     ]);
     const create = document.paths?.['/v1/widgets/{shelf}']?.post;
     expect(create?.parameters?.map((p) => ('name' in p ? p.name : ''))).toEqual(['shelf', 'dryRun']);
     expect(JSON.stringify(create?.requestBody)).toContain('#/components/schemas/Widget');
+    expect(JSON.stringify(create?.responses?.['400'])).toContain('#/components/schemas/ErrorResponse');
+    // Only an operation with a JSON body can be refused for its size.
+    expect(Object.keys(create?.responses ?? {})).toContain('413');
+    expect(Object.keys(document.paths?.['/v1/shelves/{shelf}']?.get?.responses ?? {})).not.toContain('413');
+    // Health and metrics answer without any dependency they do not report themselves.
+    expect(Object.keys(document.paths?.['/healthz']?.get?.responses ?? {})).toEqual(['200', '431']);
+  });
+
+  it('types the server-sent events as text/event-stream, a string that is not JSON', () => {
+    const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
+    const events = document.paths?.['/v1/requests/{referenceId}/events']?.get as unknown as Operation;
+    const content = events.responses['200']?.content ?? {};
+    expect(Object.keys(content)).toEqual(['text/event-stream']);
+    expect(content['text/event-stream']?.schema).toMatchObject({
+      type: 'string',
+      description: expect.stringContaining('event: state'),
+    });
+    expect(events.responses['400']).toBeDefined();
   });
 });

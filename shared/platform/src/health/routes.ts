@@ -62,6 +62,8 @@ export interface HealthRouteDeps {
 
 export function healthRoutes(deps: HealthRouteDeps): Route[] {
   const tags = ['health'];
+  // Probes never carry a token and are never rate limited.
+  const access = 'open';
   return [
     defineRoute({
       method: 'get',
@@ -69,6 +71,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
       operationId: 'HealthController_livez',
       summary: 'Liveness: fails only when the event loop is stuck',
       tags,
+      access,
       responses: {
         200: { description: 'The process is live', schema: liveness },
         503: { description: 'The event loop is stuck', schema: liveness },
@@ -87,6 +90,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
       operationId: 'HealthController_readyz',
       summary: 'Readiness: every required dependency answers and the component is not shutting down',
       tags,
+      access,
       responses: {
         200: { description: 'Ready for traffic', schema: readiness },
         503: { description: 'Not ready; the body names each failing check', schema: readiness },
@@ -109,6 +113,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
       operationId: 'HealthController_healthz',
       summary: 'Summary of version, uptime and dependency states (never any secret)',
       tags,
+      access,
       responses: { 200: { description: 'Health summary', schema: health } },
       handler: () => {
         const snapshot = deps.readiness.snapshot();

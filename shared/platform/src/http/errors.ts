@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { z } from 'zod';
 
 /** An error that becomes an HTTP answer as it is: status, message and (for 400) every field problem. */
 export class HttpError extends Error {
@@ -33,6 +34,20 @@ export interface ErrorEnvelope {
   error: string;
   errorReference: string;
 }
+
+/** The error envelope as the OpenAPI document describes it. */
+export const errorEnvelopeSchema = z
+  .object({
+    statusCode: z.number().int(),
+    message: z
+      .union([z.string(), z.array(z.string())])
+      .meta({ description: 'What went wrong; for a 400, one `location.field: problem` entry per problem' }),
+    error: z.string().meta({ description: 'The HTTP reason phrase' }),
+    errorReference: z
+      .string()
+      .meta({ description: 'Names this answer in the logs: the log line of a 5xx carries it with its cause' }),
+  })
+  .meta({ id: 'ErrorResponse' });
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 

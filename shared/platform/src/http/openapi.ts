@@ -1,5 +1,12 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { maxHeaderSize } from 'node:http';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
+import { errorEnvelopeSchema } from './errors.js';
 import type { Route } from './route.js';
 
 export interface ApiInfo {
@@ -20,16 +27,44 @@ export interface WebhookSpec {
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
+const failure = (description: string): ResponseConfig => ({
+  description,
+  content: { 'application/json': { schema: errorEnvelopeSchema } },
+});
+
+/**
+ * The answers every operation can give besides its own: what validation, the body limit, Node's header limit
+ * and a missing dependency produce, with the error envelope. A route that declares one of these keeps its own
+ * description.
+ */
+function surfaceResponses(route: Route): Record<string, ResponseConfig> {
+  const open = route.access === 'open';
+  const responses: Record<string, ResponseConfig> = {};
+  if (route.params || route.query || route.body)
+    responses[400] = failure('The request is invalid: `message` lists every problem as `location.field: problem`');
+  if (route.body && (route.bodyContentType ?? 'application/json') === 'application/json')
+    responses[413] = failure('The JSON body is larger than the api accepts (HTTP_JSON_LIMIT)');
+  responses[431] = failure(
+    `The request line and headers (a long query string counts) exceed ${Math.floor(maxHeaderSize / 1024)} KiB`,
+  );
+  if (!open)
+    responses[503] = failure('A dependency the operation needs (Redis, the chain, IPFS) is unavailable; retry later');
+  return responses;
+}
+
 function toRouteConfig(route: Route): RouteConfig {
-  const responses: RouteConfig['responses'] = {};
+  const responses: Record<string, ResponseConfig> = surfaceResponses(route);
   for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = response.schema
-      ? {
-          description: response.description,
-          content: { [response.contentType ?? 'application/json']: { schema: response.schema } },
-        }
-      : { description: response.description };
+    if (response.schema)
+      responses[status] = {
+        description: response.description,
+        content: { [response.contentType ?? 'application/json']: { schema: response.schema } },
+      };
+    // An error the route declares without a body of its own comes in the envelope, as every error does.
+    else
+      responses[status] = Number(status) >= 400 ? failure(response.description) : { description: response.description };
   }
+  const ordered = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
   return {
     method: route.method,
     path: route.path,
@@ -50,11 +85,14 @@ function toRouteConfig(route: Route): RouteConfig {
           }
         : {}),
     },
-    responses,
+    responses: ordered,
   } as RouteConfig;
 }
 
-/** The OpenAPI 3.1 document of a component, built from the same route declarations that serve requests. */
+/**
+ * The OpenAPI 3.1 document of a component, built from the same route declarations that serve requests, with
+ * every answer the platform gives around them.
+ */
 export function buildOpenApiDocument(
   info: ApiInfo,
   routes: readonly Route[],

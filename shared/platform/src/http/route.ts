@@ -4,6 +4,8 @@ import type { Logger } from '../logging/index.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+export type RouteAccess = 'open' | 'read' | 'write';
+
 export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
@@ -57,6 +59,12 @@ export interface RouteSpec<P, Q, B> {
   deprecated?: boolean;
   /** Left out of the OpenAPI document (e.g. the document's own route). */
   hidden?: boolean;
+  /**
+   * Who may call it when API tokens are configured (API_TOKENS): `open` never needs a token and is never rate
+   * limited (health, metrics); `read` needs one only when reads are protected; `write` always does. By default
+   * GET is `read` and every other method `write`; a GET that changes something declares `write`.
+   */
+  access?: RouteAccess;
   handler: (input: RouteInput<P, Q, B>, context: RouteContext) => Promise<RouteResult | void> | RouteResult | void;
 }
 

@@ -9,6 +9,7 @@ export function metricsRoute(registry: Registry): Route {
     operationId: 'PrometheusController_index',
     summary: 'Prometheus metrics',
     tags: ['health'],
+    access: 'open',
     responses: {
       200: { description: 'Metrics in the Prometheus text format', schema: z.string(), contentType: 'text/plain' },
     },

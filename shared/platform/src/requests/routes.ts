@@ -55,9 +55,13 @@ export function requestStatusRoutes(options: RequestRoutesOptions): Route[] {
       params,
       responses: {
         200: {
-          description: 'A text/event-stream of `state` events',
+          description: 'A text/event-stream of `state` events, ending after a final state',
           contentType: 'text/event-stream',
-          schema: z.string(),
+          schema: z.string().meta({
+            description:
+              'Server-sent events (not JSON): each `event: state` has `id:` the record version and `data:` the record as JSON, as GET /v1/requests/{referenceId} answers it; lines starting with `:` keep the stream open',
+            example: 'event: state\nid: 1\ndata: {"referenceId":"9f2c","state":"queued"}\n\n',
+          }),
         },
         404: { description: 'No request with this referenceId' },
       },
