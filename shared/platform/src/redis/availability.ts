@@ -160,6 +160,13 @@ export class RedisAvailability {
   private noticeReady(connection: Redis): void {
     this.failing.delete(connection);
     this.releaseOfflineQueue(connection);
+    // The credentials this one was accepted with are no longer refused on the others either: they only wait for
+    // their next attempt, and their commands may wait for it too.
+    for (const [other, failure] of this.failing) {
+      if (failure.kind !== 'credentials') continue;
+      this.failing.delete(other);
+      this.releaseOfflineQueue(other);
+    }
     if (this.failing.size === 0) {
       this.attempts = 0;
       this.lastReminder = 0;
