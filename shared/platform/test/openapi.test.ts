@@ -11,6 +11,7 @@ import {
   parseConfig,
   ReadinessController,
   requestStatusRoutes,
+  type HttpSurface,
   type OpenApiDocument,
   type RequestStatusStore,
   type Route,
@@ -50,7 +51,7 @@ function undocumented(document: OpenApiDocument): string[] {
   return problems;
 }
 
-/** The operations of the document besides health and metrics, sorted. */
+/** The operations of the document besides health and metrics, sorted: those a token or the rate limit applies to. */
 const SERVICE_OPERATIONS = [
   'RequestControllerV1_getRequestEvents_v1',
   'RequestControllerV1_getRequest_v1',
@@ -89,8 +90,14 @@ describe('OpenAPI document', () => {
     await queues.close(0);
   });
 
-  it('is valid OpenAPI 3.1 and documents every answer', async () => {
-    const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
+  const surfaces: [string, HttpSurface][] = [
+    ['plain', {}],
+    ['with tokens', { bearer: { protectReads: false } }],
+    ['with tokens for reads and a rate limit', { bearer: { protectReads: true }, rateLimitPerMinute: 100 }],
+  ];
+
+  it.each(surfaces)('is valid OpenAPI 3.1 and documents every answer (%s)', async (_name, surface) => {
+    const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes, [], surface);
     const validator = new Validator();
     const result = await validator.validate(document as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors).toBeUndefined();
@@ -133,5 +140,48 @@ describe('OpenAPI document', () => {
       description: expect.stringContaining('event: state'),
     });
     expect(events.responses['400']).toBeDefined();
+  });
+
+  it('names the bearer scheme, and asks for it and documents 401 exactly where a token is needed', () => {
+    const writesOnly = buildOpenApiDocument({ title: 'T', version: '1' }, routes, [], {
+      bearer: { protectReads: false },
+    });
+    expect(writesOnly.components?.securitySchemes).toEqual({
+      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    const guarded = (document: OpenApiDocument) =>
+      operationsOf(document)
+        .filter(({ operation }) => operation.security !== undefined || operation.responses['401'] !== undefined)
+        .map(({ operation }) => [
+          operation.operationId,
+          operation.security,
+          Object.keys(operation.responses['401'] ?? {}),
+        ]);
+    expect(guarded(writesOnly)).toEqual([['createWidget', [{ bearer: [] }], ['description', 'headers', 'content']]]);
+
+    const everything = buildOpenApiDocument({ title: 'T', version: '1' }, routes, [], {
+      bearer: { protectReads: true },
+    });
+    expect(
+      guarded(everything)
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(SERVICE_OPERATIONS);
+
+    const none = buildOpenApiDocument({ title: 'T', version: '1' }, routes);
+    expect(none.components?.securitySchemes).toBeUndefined();
+    expect(guarded(none)).toEqual([]);
+  });
+
+  it('documents 429 with Retry-After on every operation but health and metrics exactly when a limit is on', () => {
+    const limited = buildOpenApiDocument({ title: 'T', version: '1' }, routes, [], { rateLimitPerMinute: 10 });
+    const with429 = (document: OpenApiDocument) =>
+      operationsOf(document)
+        .filter(({ operation }) => operation.responses['429'])
+        .map(({ operation }) => operation.operationId)
+        .sort();
+    expect(with429(limited)).toEqual(SERVICE_OPERATIONS);
+    expect(JSON.stringify(limited.paths?.['/v1/slow']?.get?.responses?.['429'])).toContain('Retry-After');
+    expect(with429(buildOpenApiDocument({ title: 'T', version: '1' }, routes))).toEqual([]);
   });
 });

@@ -3,14 +3,30 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
 import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
-import { createHttpApp, listen, type Mount, type Route, type RunningServer, type WebhookSpec } from '../http/index.js';
+import {
+  createHttpApp,
+  listen,
+  type ApiToken,
+  type Mount,
+  type Route,
+  type RunningServer,
+  type TrustProxy,
+  type WebhookSpec,
+} from '../http/index.js';
 import { inCluster, KubernetesPodEvents, recordReadinessEvents } from '../kubernetes/index.js';
 import type { LeaderLoop, Leadership, LeaseStatus } from '../leader/index.js';
 import { guardProcess, Shutdown } from '../lifecycle/index.js';
 import { createLogger, routeConsoleToLogger, secretScrubber, type Logger } from '../logging/index.js';
 import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
 import { JobQueues, queueBoard, queueBoardSettings } from '../queues/index.js';
-import { openRedis, RedisAvailability, redisCheck, redisTarget, withRedisPassword } from '../redis/index.js';
+import {
+  openRedis,
+  RedisAvailability,
+  redisCheck,
+  RedisRateWindow,
+  redisTarget,
+  withRedisPassword,
+} from '../redis/index.js';
 import { createLeaders } from './leadership.js';
 import type { CommonConfig } from './variables.js';
 
@@ -77,10 +93,15 @@ type ApiSettings = {
   QUEUES_BASIC_AUTH?: string;
   HTTP_JSON_LIMIT?: string;
   HTTP_BASE_PATH?: string;
+  HTTP_TRUST_PROXY?: TrustProxy;
+  API_TOKENS?: ApiToken[];
+  API_TOKENS_FOR_READS?: boolean;
+  RATE_LIMIT_PER_MINUTE?: number;
 };
 
-/** What the HTTP surface needs from Redis: why it fails. */
+/** What the HTTP surface needs from Redis: a fail-fast connection for its counters, and why Redis fails. */
 interface HttpRedis {
+  connection: Redis;
   availability: RedisAvailability;
 }
 
@@ -105,6 +126,8 @@ function componentHttpApp<C>(
     if (board) mounts.push(queueBoard(queues.all(), { path: '/queues', ...board }));
   }
   const { name, version, title, description } = definition;
+  const tokens = api.API_TOKENS ?? [];
+  const perMinute = api.RATE_LIMIT_PER_MINUTE ?? 0;
   return createHttpApp({
     logger,
     metrics,
@@ -118,6 +141,11 @@ function componentHttpApp<C>(
     ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
     ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
     ...(api.HTTP_BASE_PATH ? { basePath: api.HTTP_BASE_PATH } : {}),
+    ...(api.HTTP_TRUST_PROXY !== undefined ? { trustProxy: api.HTTP_TRUST_PROXY } : {}),
+    ...(tokens.length > 0 ? { bearer: { tokens, protectReads: api.API_TOKENS_FOR_READS ?? false } } : {}),
+    ...(perMinute > 0
+      ? { rateLimit: { perMinute, window: new RedisRateWindow(redis.connection, common.CACHE_KEY_PREFIX) } }
+      : {}),
     dependencyFailure: (error) => {
       const unavailable = redis.availability.unavailableError(error);
       return unavailable && { message: unavailable.failure.summary, cause: unavailable };
@@ -150,7 +178,9 @@ export async function startComponent<S extends ConfigSpec>(
     : parseConfig(definition.config, env);
   const common = config as unknown as CommonConfig;
   applyRedisPassword(common);
-  const secrets = secretValues(definition.config, config);
+  // Each API token is a secret of its own, beside the whole API_TOKENS value.
+  const apiTokens = ((config as Record<string, unknown>).API_TOKENS as ApiToken[] | undefined) ?? [];
+  const secrets = [...secretValues(definition.config, config), ...apiTokens.map((entry) => entry.token)];
   const logger = createLogger({
     component: definition.name,
     level: common.LOG_LEVEL,
@@ -204,7 +234,7 @@ export async function startComponent<S extends ConfigSpec>(
     runtime,
     parts,
     { eventLoop, startedAt, leases: leaders.statuses },
-    { availability },
+    { connection: failFastRedis, availability },
   );
   readiness.start();
   const port = options.port ?? Number((config as Record<string, unknown>)[definition.portVariable]);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../logging/index.js';
 import { basePath, flag, port, positiveMs, redisUrl, secret, variable } from '../config/index.js';
+import { apiTokensSchema } from '../http/bearerTokens.js';
+import { trustProxySchema } from '../http/trustProxy.js';
 
 /** Variables every component reads. */
 export function commonVariables(defaults: { cacheKeyPrefix: string }) {
@@ -76,6 +78,24 @@ export function apiVariables(defaults: { port: number }) {
     HTTP_BASE_PATH: variable(
       basePath().optional(),
       'A path prefix such as `/account` under which the api also serves every route, for an Ingress that routes by prefix without rewriting; plain paths keep working',
+    ),
+    HTTP_TRUST_PROXY: variable(
+      trustProxySchema(),
+      'Whose `X-Forwarded-For` names the client (for the rate limit and the logs): unset or `false` nobody (the client is the peer of the connection), a number of proxy hops in front of the api (`1` behind one Ingress controller), or comma-separated proxy addresses and CIDR networks (`loopback`, `linklocal`, `uniquelocal` name the private ranges)',
+      { example: '10.0.0.0/8' },
+    ),
+    API_TOKENS: secret(
+      apiTokensSchema(),
+      'Bearer tokens of the api, as comma-separated `name:token` pairs (a token: 16 or more of A-Z a-z 0-9 - . _ ~ + /). When set, every route that writes or controls (any method but GET) answers 401 without `Authorization: Bearer <token>`; logs and the rate limit name the client by its name. Health, metrics, the OpenAPI document and Swagger UI stay open. Unset: no route needs a token',
+      'backend:4f1c9e2a7b3d5068a1e4,ops:9b2e7d4c1a6f3e8b5d0c',
+    ),
+    API_TOKENS_FOR_READS: variable(
+      flag(false),
+      'With API_TOKENS, GET look-ups need a token as well (health and metrics never do)',
+    ),
+    RATE_LIMIT_PER_MINUTE: variable(
+      z.coerce.number().int().min(0).default(0),
+      'Requests a client (its token name, else its address) may make per minute, counted in Redis across every replica; over it: 429 with Retry-After. Health and metrics are not counted. 0: no limit. While Redis does not answer, requests pass uncounted',
     ),
     QUEUES_UI: variable(
       flag(true),

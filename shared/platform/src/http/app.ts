@@ -5,10 +5,13 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import { createHttpDurationHistogram } from '../metrics/index.js';
 import { servePathPrefix } from './basePath.js';
+import { identifyClient, requireToken, requiresToken, type BearerPolicy } from './bearerTokens.js';
 import { errorEnvelope, HttpError } from './errors.js';
 import { buildOpenApiDocument, type ApiInfo, type OpenApiDocument, type WebhookSpec } from './openapi.js';
+import { rateLimit, type RateWindow } from './rateLimit.js';
 import { requestContext } from './requestContext.js';
 import { expressPath, type Route } from './route.js';
+import type { TrustProxy } from './trustProxy.js';
 import { validateInput } from './validation.js';
 
 /** A sub-application mounted under a path, such as the queue board. */
@@ -31,6 +34,12 @@ export interface HttpAppOptions {
   jsonLimit?: string;
   /** A path prefix (`/account`) under which every route is served as well (see servePathPrefix). */
   basePath?: string;
+  /** API tokens (API_TOKENS): the routes that need one answer 401 without it. Absent: no route needs one. */
+  bearer?: BearerPolicy;
+  /** At most `perMinute` requests per client, counted in `window` (RATE_LIMIT_PER_MINUTE). Absent: no limit. */
+  rateLimit?: { perMinute: number; window: RateWindow };
+  /** Whose X-Forwarded-For names the client (HTTP_TRUST_PROXY); nobody's by default. */
+  trustProxy?: TrustProxy;
   /**
    * When an error means a dependency the request needed is unusable (Redis refused the credentials, say): the
    * 503's message and the cause to log (the error that says why); undefined for any other error, a 500.
@@ -126,9 +135,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', options.trustProxy ?? false);
   if (options.basePath) app.use(servePathPrefix(options.basePath));
   const duration = createHttpDurationHistogram(options.metrics);
   app.use(requestContext(app, options.logger, duration));
+
+  // Who is calling and how often, before anything else reads the request: tokens name the client for the
+  // logs and the limit; the limit applies to everything but the open routes (health, metrics).
+  if (options.bearer) app.use(identifyClient(options.bearer));
+  if (options.rateLimit) {
+    const exempt = new Set(options.routes.filter((route) => route.access === 'open').map((route) => route.path));
+    app.use(rateLimit({ ...options.rateLimit, logger: options.logger, metrics: options.metrics, exempt }));
+  }
 
   const strict = helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
   const relaxed = helmet({ contentSecurityPolicy: false });
@@ -142,15 +160,27 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
   app.use(strict);
 
-  // The route is known before its body is read (its template names it in the logs), and the body before its
-  // own middleware (a multipart parser) and validation.
+  // A route's token check comes before its body is read, and the body before its own middleware (a multipart
+  // parser) and validation.
   const json = express.json({ limit: options.jsonLimit ?? '1mb' });
+  const bearer = options.bearer;
   for (const route of options.routes) {
     const matched: RequestHandler = (_req, res, next) => ((res.locals.routeTemplate = route.path), next());
-    app[route.method](expressPath(route.path), matched, json, ...(route.middleware ?? []), routeHandler(route));
+    const guard = bearer && requiresToken(route, bearer) ? [requireToken] : [];
+    app[route.method](
+      expressPath(route.path),
+      matched,
+      ...guard,
+      json,
+      ...(route.middleware ?? []),
+      routeHandler(route),
+    );
   }
 
-  const openApi = buildOpenApiDocument(options.info, options.routes, options.webhooks);
+  const openApi = buildOpenApiDocument(options.info, options.routes, options.webhooks, {
+    ...(bearer ? { bearer: { protectReads: bearer.protectReads } } : {}),
+    ...(options.rateLimit ? { rateLimitPerMinute: options.rateLimit.perMinute } : {}),
+  });
   // Reached through the path prefix, the document names the prefix as its server, so that Swagger UI's
   // "Try it out" sends requests the Ingress routes; reached without it, requests go to the plain paths.
   const prefixed = options.basePath ? { ...openApi, servers: [{ url: options.basePath }] } : openApi;

@@ -3,4 +3,7 @@ export * from './route.js';
 export * from './openapi.js';
 export * from './app.js';
 export * from './basePath.js';
+export * from './bearerTokens.js';
+export * from './rateLimit.js';
+export * from './trustProxy.js';
 export * from './server.js';

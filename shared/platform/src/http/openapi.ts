@@ -6,6 +6,7 @@ import {
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
+import { requiresToken } from './bearerTokens.js';
 import { errorEnvelopeSchema } from './errors.js';
 import type { Route } from './route.js';
 
@@ -25,7 +26,18 @@ export interface WebhookSpec {
   responses: Record<number, { description: string }>;
 }
 
+/**
+ * What the running component does around its routes, so that the document says what it answers: bearer
+ * tokens (401 and `security` on the operations that need one) and a rate limit (429).
+ */
+export interface HttpSurface {
+  bearer?: { protectReads: boolean };
+  rateLimitPerMinute?: number;
+}
+
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+const SECURITY_SCHEME = 'bearer';
 
 const failure = (description: string): ResponseConfig => ({
   description,
@@ -33,17 +45,29 @@ const failure = (description: string): ResponseConfig => ({
 });
 
 /**
- * The answers every operation can give besides its own: what validation, the body limit, Node's header limit
- * and a missing dependency produce, with the error envelope. A route that declares one of these keeps its own
- * description.
+ * The answers every operation can give besides its own: what validation, the body limit, Node's header limit,
+ * tokens, the rate limit and a missing dependency produce, with the error envelope. A route that declares one
+ * of these keeps its own description.
  */
-function surfaceResponses(route: Route): Record<string, ResponseConfig> {
+function surfaceResponses(route: Route, surface: HttpSurface): Record<string, ResponseConfig> {
   const open = route.access === 'open';
   const responses: Record<string, ResponseConfig> = {};
   if (route.params || route.query || route.body)
     responses[400] = failure('The request is invalid: `message` lists every problem as `location.field: problem`');
   if (route.body && (route.bodyContentType ?? 'application/json') === 'application/json')
     responses[413] = failure('The JSON body is larger than the api accepts (HTTP_JSON_LIMIT)');
+  if (surface.bearer && requiresToken(route, surface.bearer))
+    responses[401] = {
+      ...failure('No bearer token, or not one of the api tokens'),
+      headers: { 'WWW-Authenticate': { description: '`Bearer realm="api"`', schema: { type: 'string' } } },
+    };
+  if (surface.rateLimitPerMinute && !open)
+    responses[429] = {
+      ...failure(`The client made more than ${surface.rateLimitPerMinute} requests in its current minute`),
+      headers: {
+        'Retry-After': { description: 'Seconds until its window ends', schema: { type: 'integer', minimum: 1 } },
+      },
+    };
   responses[431] = failure(
     `The request line and headers (a long query string counts) exceed ${Math.floor(maxHeaderSize / 1024)} KiB`,
   );
@@ -52,8 +76,8 @@ function surfaceResponses(route: Route): Record<string, ResponseConfig> {
   return responses;
 }
 
-function toRouteConfig(route: Route): RouteConfig {
-  const responses: Record<string, ResponseConfig> = surfaceResponses(route);
+function toRouteConfig(route: Route, surface: HttpSurface): RouteConfig {
+  const responses: Record<string, ResponseConfig> = surfaceResponses(route, surface);
   for (const [status, response] of Object.entries(route.responses)) {
     if (response.schema)
       responses[status] = {
@@ -73,6 +97,7 @@ function toRouteConfig(route: Route): RouteConfig {
     ...(route.description ? { description: route.description } : {}),
     ...(route.tags ? { tags: route.tags } : {}),
     ...(route.deprecated ? { deprecated: true } : {}),
+    ...(surface.bearer && requiresToken(route, surface.bearer) ? { security: [{ [SECURITY_SCHEME]: [] }] } : {}),
     request: {
       ...(route.params ? { params: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),
@@ -90,16 +115,25 @@ function toRouteConfig(route: Route): RouteConfig {
 }
 
 /**
- * The OpenAPI 3.1 document of a component, built from the same route declarations that serve requests, with
- * every answer the platform gives around them.
+ * The OpenAPI 3.1 document of a component, built from the same route declarations that serve requests and
+ * from what the component does around them (`surface`), so that it documents every answer it can give.
  */
 export function buildOpenApiDocument(
   info: ApiInfo,
   routes: readonly Route[],
   webhooks: readonly WebhookSpec[] = [],
+  surface: HttpSurface = {},
 ): OpenApiDocument {
   const registry = new OpenAPIRegistry();
-  for (const route of routes) if (!route.hidden) registry.registerPath(toRouteConfig(route));
+  if (surface.bearer)
+    registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      description: surface.bearer.protectReads
+        ? 'One of the api tokens (API_TOKENS), required by every operation but health and metrics'
+        : 'One of the api tokens (API_TOKENS), required by every operation that writes or controls; look-ups are open',
+    });
+  for (const route of routes) if (!route.hidden) registry.registerPath(toRouteConfig(route, surface));
   for (const webhook of webhooks) {
     registry.registerWebhook({
       method: 'post',

@@ -51,7 +51,7 @@ export function requestContext(
       const route = res.locals.routeTemplate ?? 'unmatched';
       const status = res.writableFinished ? res.statusCode : 499;
       duration.observe({ method: req.method, route, status: String(status) }, seconds);
-      const { errorReference, errorCause } = res.locals;
+      const { errorReference, errorCause, tokenName } = res.locals;
       const line = {
         requestId: id,
         method: req.method,
@@ -59,6 +59,7 @@ export function requestContext(
         route,
         status,
         durationMs: Math.round(seconds * 1000),
+        ...(tokenName !== undefined ? { client: tokenName } : {}),
         ...(errorReference !== undefined ? { errorReference } : {}),
       };
       // A failure answered with the error envelope is told here, once: its reference, its cause and its route.
@@ -66,6 +67,8 @@ export function requestContext(
       // A probe's 503 is the answer it asks for; the readiness controller logs each dependency change once.
       else if (QUIET_PATHS.has(req.path)) logger.debug(line, 'request');
       else if (status >= 500) logger.error(line, 'request failed');
+      // A client over its limit is told once per window by the rate limiter, not once per refused request.
+      else if (status === 429) logger.debug(line, 'request rate limited');
       else if (status >= 400) logger.warn(line, 'request rejected');
       else logger.info(line, 'request');
     });

@@ -3,3 +3,4 @@ export * from './availability.js';
 export * from './check.js';
 export * from './script.js';
 export * from './turnBatch.js';
+export * from './rateWindow.js';
