@@ -7,3 +7,5 @@ export * from './bearerTokens.js';
 export * from './rateLimit.js';
 export * from './trustProxy.js';
 export * from './server.js';
+// Also carries the Request augmentation (req.id, req.log) to packages compiled against the declarations.
+export * from './requestContext.js';
