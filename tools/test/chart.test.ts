@@ -29,13 +29,6 @@ const SENTINELS = {
   redis: 'sentinel-redis-password',
 };
 
-/**
- * Variables the chart sets for features the components gain in parallel work (api tokens, rate limits). Until some component reads one, the configuration check below lets it pass; once one does,
- * it is checked like any other.
- */
-const PENDING_IN_COMPONENTS = ['API_TOKENS', 'RATE_LIMIT_PER_MINUTE'];
-const readByNoComponent = (name: string) => COMPONENTS.every((component) => !(name in component.config));
-
 const VALUE_SETS: Record<string, object> = {
   defaults: REQUIRED,
   'external Redis and IPFS': {
@@ -195,9 +188,7 @@ describe('the chart, rendered by Helm', () => {
         const service = COMPONENTS.filter((other) => other.service === component.service);
         for (const [name, source] of Object.entries(env.sources)) {
           const readers = source === 'configMap' ? service : [component];
-          const known =
-            readers.some((reader) => name in reader.config) ||
-            (PENDING_IN_COMPONENTS.includes(name) && readByNoComponent(name));
+          const known = readers.some((reader) => name in reader.config);
           expect(`${component.name} ${name}: ${known}`).toBe(`${component.name} ${name}: true`);
           if (component.config[name]?.secret) expect(`${name} from ${source}`).toBe(`${name} from secret`);
         }
@@ -555,7 +546,7 @@ function resolveEnvironment(objects: K8sObject[], deployment: K8sObject) {
     PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
     QUEUES_BASIC_AUTH: 'admin:board-password',
     'basic-auth': 'admin:board-password',
-    API_TOKENS: 'token-one,token-two',
+    API_TOKENS: 'backend:token-one-0123456789,ops:token-two-0123456789',
     WEBHOOK_SECRET: 'webhook-signing-key-0123',
     IPFS_BASIC_AUTH_SECRET: 'ipfs-password',
   };

@@ -107,7 +107,7 @@ describe('the secrets hook', () => {
     resolves(upgrade);
     expect(decoded(stored(`${PREFIX}-generated`)!.data)).toEqual({
       ...first,
-      API_TOKENS: expect.stringMatching(/^[0-9a-f]{64}$/),
+      API_TOKENS: expect.stringMatching(/^gateway:[0-9a-f]{64}$/),
     });
   });
 

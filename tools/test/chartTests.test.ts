@@ -76,11 +76,14 @@ describe('helm test', () => {
       const pod = named(objects, 'Pod', `${PREFIX}-content-watcher-api-test`)!;
       readyAfter = 2;
       answer = { status: 200, body: '{"status":200,"registeredWebhooks":[]}' };
-      const passed = await runTestPod(pod, { API_URL: url, API_TOKENS: 'first-token, second-token' });
+      const passed = await runTestPod(pod, {
+        API_URL: url,
+        API_TOKENS: 'first:first-token-0123456789, second:second-token-0123456789',
+      });
       expect(passed.code).toBe(0);
       expect(passed.output).toContain(`GET ${url}/v1/webhooks: 200 {"status":200,"registeredWebhooks":[]}`);
       expect(seen.map((s) => s.path)).toEqual(['/readyz', '/readyz', '/readyz', '/v1/webhooks']);
-      expect(seen.at(-1)!.headers.authorization).toBe('Bearer first-token');
+      expect(seen.at(-1)!.headers.authorization).toBe('Bearer first-token-0123456789');
 
       answer = { status: 401, body: '{"message":"a bearer token is required"}' };
       const failed = await runTestPod(pod, { API_URL: url });

@@ -44,7 +44,7 @@ as a JSON list; empty when nothing is generated.
 {{- $keys = append $keys (printf "QUEUES_BASIC_AUTH=%s:" .Values.queueBoard.user) -}}
 {{- end -}}
 {{- if and (include "gateway.anyApi" .) .Values.apiTokens.enabled (not .Values.apiTokens.existingSecret) -}}
-{{- $keys = append $keys "API_TOKENS" -}}
+{{- $keys = append $keys "API_TOKENS=gateway:" -}}
 {{- end -}}
 {{- toJson $keys -}}
 {{- end -}}
