@@ -1,4 +1,5 @@
 import type { ApiPromise } from '@polkadot/api';
+import type { ApiDecoration } from '@polkadot/api/types';
 
 export interface Grant {
   intentId: number;
@@ -68,7 +69,6 @@ export interface CapacityInfo {
 
 const toNumber = (value: { toNumber(): number }) => value.toNumber();
 
-/** The typed reads the services make, over RPCs, runtime APIs and storage. */
 type ChainDelegation = {
   providerId: { toBigInt(): bigint };
   revokedAt: { toNumber(): number };
@@ -89,17 +89,37 @@ const delegationOf = (value: ChainDelegation): Delegation => ({
   })),
 });
 
+/** Where account state is read: storage and runtime APIs of the best block (the api) or of one block (`api.at`). */
+type StateView = Pick<ApiDecoration<'promise'>, 'query' | 'call'>;
+
+/**
+ * The typed reads the services make. Account state (MSA by key, MSA existence, providers, handles, delegations)
+ * is read from `state`: the best block by default, or one fixed block with `ChainQueries.atFinalized`, which
+ * look-ups use so that nothing is reported before its block is final.
+ */
 export class ChainQueries {
-  constructor(private readonly api: ApiPromise) {}
+  constructor(
+    private readonly api: ApiPromise,
+    private readonly state: StateView = api,
+  ) {}
+
+  /**
+   * Reads account state at the newest finalized block: what an account, handle or delegation look-up answers.
+   * Before a sign-up is finalized its MSA does not exist here, whatever the best block holds.
+   */
+  static async atFinalized(api: ApiPromise): Promise<ChainQueries> {
+    const hash = await api.rpc.chain.getFinalizedHead();
+    return new ChainQueries(api, await api.at(hash));
+  }
 
   async msaIdOf(account: string): Promise<bigint | undefined> {
-    const id = await this.api.query.msa.publicKeyToMsaId(account);
+    const id = await this.state.query.msa.publicKeyToMsaId(account);
     return id.isSome ? id.unwrap().toBigInt() : undefined;
   }
 
   /** Whether an MSA with this id was ever created (retired ones included): 0 < id ≤ the chain's highest MSA id. */
   async msaExists(msaId: bigint | number): Promise<boolean> {
-    const highest = (await this.api.query.msa.currentMsaIdentifierMaximum()).toBigInt();
+    const highest = (await this.state.query.msa.currentMsaIdentifierMaximum()).toBigInt();
     return BigInt(msaId) > 0n && BigInt(msaId) <= highest;
   }
 
@@ -121,27 +141,28 @@ export class ChainQueries {
     };
   }
 
-  /** SS58 addresses of an MSA's keys (the node's index is built from finalized blocks). */
+  /** SS58 addresses of an MSA's keys. Finalized whatever the view: the node answers from an index of finalized blocks. */
   async keysOf(msaId: bigint | number): Promise<string[]> {
     const keys = await this.api.rpc.msa.getKeysByMsaId(msaId);
     return keys.isSome ? keys.unwrap().msa_keys.map((key: { toString(): string }) => key.toString()) : [];
   }
 
   async isProvider(msaId: bigint | number): Promise<boolean> {
-    return (await this.api.query.msa.providerToRegistryEntryV2(msaId)).isSome;
+    return (await this.state.query.msa.providerToRegistryEntryV2(msaId)).isSome;
   }
 
+  /** The handle of an MSA, from the runtime API (the RPC of the same name reads only the best block). */
   async handleOf(msaId: bigint | number): Promise<Handle | undefined> {
-    const handle = await this.api.rpc.handles.getHandleForMsa(msaId);
+    const handle = await this.state.call.handlesRuntimeApi.getHandleForMsa(msaId);
     if (handle.isNone) return undefined;
     const value = handle.unwrap();
-    const base = value.base_handle.toString();
+    const base = value.baseHandle.toUtf8();
     const suffix = value.suffix.toNumber();
-    return { base, canonical: value.canonical_base.toString(), suffix, display: `${base}.${suffix}` };
+    return { base, canonical: value.canonicalBase.toUtf8(), suffix, display: `${base}.${suffix}` };
   }
 
   async msaOfHandle(display: string): Promise<bigint | undefined> {
-    const id = await this.api.rpc.handles.getMsaForHandle(display);
+    const id = await this.state.call.handlesRuntimeApi.getMsaForHandle(display);
     return id.isSome ? id.unwrap().toBigInt() : undefined;
   }
 
@@ -150,12 +171,12 @@ export class ChainQueries {
   }
 
   async delegation(delegator: bigint | number, provider: bigint | number): Promise<Delegation | undefined> {
-    const response = await this.api.call.msaRuntimeApi.getDelegationForMsaAndProvider(delegator, provider);
+    const response = await this.state.call.msaRuntimeApi.getDelegationForMsaAndProvider(delegator, provider);
     return response.isNone ? undefined : delegationOf(response.unwrap());
   }
 
   async delegations(delegator: bigint | number): Promise<Delegation[]> {
-    return (await this.api.call.msaRuntimeApi.getAllGrantedDelegationsByMsaId(delegator)).map(delegationOf);
+    return (await this.state.call.msaRuntimeApi.getAllGrantedDelegationsByMsaId(delegator)).map(delegationOf);
   }
 
   /** Whether `provider` may act for `delegator` on an intent at the best block. */

@@ -41,10 +41,11 @@ const blockInfoSchema = z
 
 /** Account look-ups by key and by MSA id, and the chain's current blocks. */
 export function accountRoutes(chain: OpeningChain, chainWaitMs: number): Route[] {
-  const queries = async () => new ChainQueries((await fromChain(() => chain.ready(chainWaitMs))).api);
+  // Look-ups answer from the finalized block: an account exists for them once its sign-up is final, not before.
+  const finalizedQueries = async () => ChainQueries.atFinalized((await fromChain(() => chain.ready(chainWaitMs))).api);
 
-  const account = async (msaId: bigint) => {
-    const handle = await (await queries()).handleOf(msaId);
+  const account = async (queries: ChainQueries, msaId: bigint) => {
+    const handle = await queries.handleOf(msaId);
     return {
       msaId: msaId.toString(),
       ...(handle
@@ -60,18 +61,19 @@ export function accountRoutes(chain: OpeningChain, chainWaitMs: number): Route[]
       operationId: 'AccountsControllerV1_getAccountForAccountId_v1',
       summary: 'The MSA id and handle of an account key',
       description:
-        'Answers 404 until the account exists on chain (after a sign-up, once its transaction is in a block the node has imported).',
+        'Read at the finalized block: answers 404 until the account exists there (after a sign-up, once its transaction is finalized, when the SIWF_SIGNUP webhook is sent).',
       tags: ['accounts'],
       params: z.object({ accountId: accountIdParam }),
       responses: {
         200: { description: 'The account', schema: accountSchema },
         400: { description: 'Not an account id' },
-        404: { description: 'No MSA has this key' },
+        404: { description: 'No MSA has this key in the finalized block' },
       },
       handler: async ({ params }) => {
-        const msaId = await fromChain(async () => (await queries()).msaIdOf(params.accountId));
+        const queries = await fromChain(finalizedQueries);
+        const msaId = await fromChain(() => queries.msaIdOf(params.accountId));
         if (msaId === undefined) throw notFound(`accountId: no MSA has the key ${params.accountId}`);
-        return { status: 200, body: await fromChain(() => account(msaId)) };
+        return { status: 200, body: await fromChain(() => account(queries, msaId)) };
       },
     }),
     defineRoute({
@@ -79,17 +81,19 @@ export function accountRoutes(chain: OpeningChain, chainWaitMs: number): Route[]
       path: '/v1/accounts/{msaId}',
       operationId: 'AccountsControllerV1_getAccountForMsa_v1',
       summary: 'An MSA and its handle',
+      description: 'Read at the finalized block.',
       tags: ['accounts'],
       params: z.object({ msaId: msaIdText().meta({ description: 'An MSA id', example: '1' }) }),
       responses: {
         200: { description: 'The account', schema: accountSchema },
         400: { description: 'Not an MSA id' },
-        404: { description: 'No such MSA' },
+        404: { description: 'No such MSA in the finalized block' },
       },
       handler: async ({ params }) => {
-        const exists = await fromChain(async () => (await queries()).msaExists(params.msaId));
+        const queries = await fromChain(finalizedQueries);
+        const exists = await fromChain(() => queries.msaExists(params.msaId));
         if (!exists) throw notFound(`msaId: no MSA ${params.msaId}`);
-        return { status: 200, body: await fromChain(() => account(params.msaId)) };
+        return { status: 200, body: await fromChain(() => account(queries, params.msaId)) };
       },
     }),
     defineRoute({

@@ -53,7 +53,9 @@ const providerIdParam = msaIdText().meta({ description: 'MSA id of the provider'
 /** Delegation look-ups (v3, by intent) and the user-signed revocation of a delegation. */
 export function delegationRoutes(options: WriteRouteOptions): Route[] {
   const { chain, chainWaitMs } = options;
-  const queries = async () => new ChainQueries((await fromChain(() => chain.ready(chainWaitMs))).api);
+  // Look-ups read the finalized block; the revocation routes below check the best one, which their transaction follows.
+  const finalizedQueries = async () =>
+    fromChain(async () => ChainQueries.atFinalized((await chain.ready(chainWaitMs)).api));
 
   /** The provider's MSA, checked to exist and to be a provider: 404 or 400 otherwise. */
   const requireProvider = async (queries: ChainQueries, providerId: bigint) => {
@@ -68,6 +70,7 @@ export function delegationRoutes(options: WriteRouteOptions): Route[] {
       path: '/v3/delegations/{msaId}',
       operationId: 'DelegationsControllerV3_getDelegation_v3',
       summary: "An MSA's delegations to every provider, with the intents each grants",
+      description: 'Read at the finalized block.',
       tags: ['delegations'],
       params: z.object({ msaId: msaIdParam }),
       responses: {
@@ -76,7 +79,7 @@ export function delegationRoutes(options: WriteRouteOptions): Route[] {
         404: { description: 'No such MSA' },
       },
       handler: async ({ params }) => {
-        const chainQueries = await queries();
+        const chainQueries = await finalizedQueries();
         if (!(await fromChain(() => chainQueries.msaExists(params.msaId))))
           throw notFound(`msaId: no MSA ${params.msaId}`);
         const delegations = await fromChain(() => chainQueries.delegations(params.msaId));
@@ -88,6 +91,7 @@ export function delegationRoutes(options: WriteRouteOptions): Route[] {
       path: '/v3/delegations/{msaId}/{providerId}',
       operationId: 'DelegationsControllerV3_getProviderDelegation_v3',
       summary: "An MSA's delegation to one provider",
+      description: 'Read at the finalized block.',
       tags: ['delegations'],
       params: z.object({ msaId: msaIdParam, providerId: providerIdParam }),
       responses: {
@@ -96,7 +100,7 @@ export function delegationRoutes(options: WriteRouteOptions): Route[] {
         404: { description: 'No such MSA or provider, or no delegation between them' },
       },
       handler: async ({ params }) => {
-        const chainQueries = await queries();
+        const chainQueries = await finalizedQueries();
         if (!(await fromChain(() => chainQueries.msaExists(params.msaId))))
           throw notFound(`msaId: no MSA ${params.msaId}`);
         await requireProvider(chainQueries, params.providerId);

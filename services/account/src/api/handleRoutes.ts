@@ -133,16 +133,17 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
       path: '/v1/handles/{msaId}',
       operationId: 'HandlesControllerV1_getHandle_v1',
       summary: "An MSA's handle",
+      description: 'Read at the finalized block: a handle claimed or changed shows once its transaction is finalized.',
       tags: ['handles'],
       params: z.object({ msaId: msaIdText() }),
       responses: {
         200: { description: 'The handle', schema: handleResponse },
         400: { description: 'Not an MSA id' },
-        404: { description: 'No such MSA, or it has no handle' },
+        404: { description: 'No such MSA, or it has no handle in the finalized block' },
       },
       handler: async ({ params }) => {
         const { api } = await connection();
-        const handle = await fromChain(() => new ChainQueries(api).handleOf(params.msaId));
+        const handle = await fromChain(async () => (await ChainQueries.atFinalized(api)).handleOf(params.msaId));
         if (!handle) throw notFound(`msaId: MSA ${params.msaId} has no handle`);
         return {
           status: 200,

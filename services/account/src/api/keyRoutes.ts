@@ -102,6 +102,7 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
       path: '/v1/keys/{msaId}',
       operationId: 'KeysControllerV1_getKeys_v1',
       summary: 'The keys of an MSA (SS58)',
+      description: 'As of the finalized block (the node answers from its index of finalized blocks).',
       tags: ['keys'],
       params: z.object({ msaId: msaIdText() }),
       responses: {

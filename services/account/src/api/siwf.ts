@@ -322,7 +322,8 @@ export class SiwfService {
     const calls = await this.chainCalls(connection, response, accountId, field, chainType);
     if (calls.length > 0 && this.readOnly)
       throw forbidden('New accounts are submitted with the provider key, and this gateway has none (read-only mode)');
-    const msaId = await fromChain(() => new ChainQueries(api).msaIdOf(u8aToHex(accountId)));
+    // As the account look-up answers: a user whose sign-up is not final yet has no msaId.
+    const msaId = await fromChain(async () => (await ChainQueries.atFinalized(api)).msaIdOf(u8aToHex(accountId)));
     return {
       accountId: u8aToHex(accountId),
       controlKey: encodeAddress(accountId, api.registry.chainSS58),
