@@ -22,6 +22,7 @@ import { handleRoutes } from './handleRoutes.js';
 import { icsRoutes } from './icsRoutes.js';
 import { keyAgreementRoutes } from './keyAgreementRoutes.js';
 import { keyRoutes } from './keyRoutes.js';
+import { LoginNonces } from './loginNonces.js';
 import { SiwfService } from './siwf.js';
 import { siwfRoutes } from './siwfRoutes.js';
 import { retirementRoutes } from './userTransactionRoutes.js';
@@ -103,7 +104,7 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
       },
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
-    const siwf = new SiwfService(chain, directory, {
+    const siwf = new SiwfService(chain, directory, new LoginNonces(redis, config.CACHE_KEY_PREFIX), {
       providerId: config.PROVIDER_ID,
       providerSeed: config.PROVIDER_ACCOUNT_SEED_PHRASE || undefined,
       siwfUrl: config.SIWF_V2_URL,

@@ -34,6 +34,7 @@ import {
 } from '@projectlibertylabs/siwf';
 import { z } from 'zod';
 import type { EncodedCall } from '../jobs.js';
+import { loginMessageTerms, type LoginNonces } from './loginNonces.js';
 
 export interface SiwfSettings {
   providerId: bigint;
@@ -162,6 +163,9 @@ const ALGORITHMS: Record<string, UserSignature['algo']> = {
   ECDSA: 'Ecdsa',
 };
 
+/** The SIWF response as a sign-in callback carries it: base64url of its JSON, the JSON object itself, or null. */
+export type AuthorizationPayload = string | Record<string, unknown> | null;
+
 /** A sign-in whose every signature checked out. */
 export interface SignIn {
   /** The user's AccountId32 (0x-hex). */
@@ -211,6 +215,7 @@ export class SiwfService {
   constructor(
     private readonly chain: OpeningChain,
     private readonly directory: SchemaDirectory,
+    private readonly nonces: LoginNonces,
     private readonly settings: SiwfSettings,
   ) {}
 
@@ -281,24 +286,36 @@ export class SiwfService {
     });
   }
 
-  /** Checks a sign-in (POST /v2/accounts/siwf) and returns who it is and what to submit. */
-  async verify(body: { authorizationPayload?: string | undefined; authorizationCode?: string | undefined }) {
+  /**
+   * Checks a sign-in (POST /v2/accounts/siwf) and returns who it is and what to submit. The response is the
+   * `authorizationPayload` (base64url of its JSON, or the JSON object itself) or, when that is null or absent,
+   * what the SIWF service gives for the `authorizationCode`. A login message is accepted once.
+   */
+  async verify(body: {
+    authorizationPayload?: AuthorizationPayload | undefined;
+    authorizationCode?: string | undefined;
+  }) {
     const loginUris = this.settings.loginUris;
     if (!loginUris)
       throw serviceUnavailable('Sign-in is not configured: set SIWF_V2_URI_VALIDATION to the accepted login URIs');
     const connection = await this.connection();
     const { api } = connection;
     const chainType = chainTypeOf(api.genesisHash.toHex());
-    const field = body.authorizationPayload !== undefined ? 'authorizationPayload' : 'authorizationCode';
+    const payload = body.authorizationPayload ?? undefined;
+    const field = payload !== undefined ? 'authorizationPayload' : 'authorizationCode';
     let raw: unknown;
-    if (body.authorizationPayload !== undefined) {
+    if (typeof payload === 'string') {
       try {
-        raw = JSON.parse(Buffer.from(body.authorizationPayload, 'base64url').toString('utf8'));
+        raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       } catch {
         throw badRequest('authorizationPayload: must be the base64url encoding of a SIWF response (JSON)');
       }
+    } else if (payload !== undefined) {
+      raw = payload;
+    } else if (body.authorizationCode !== undefined) {
+      raw = await this.exchange(body.authorizationCode, chainType);
     } else {
-      raw = await this.exchange(body.authorizationCode as string, chainType);
+      throw badRequest('authorizationCode: is required when authorizationPayload is null or absent');
     }
     const parsed = responseSchema.safeParse(raw);
     if (!parsed.success)
@@ -318,17 +335,32 @@ export class SiwfService {
         throw badRequest(`${field}: ${libraryReason(error)}`);
       });
     }
+    const terms = login
+      ? loginMessageTerms(
+          login.payload.message,
+          `${field}.payloads[${response.payloads.indexOf(login)}].payload.message`,
+        )
+      : undefined;
 
     const calls = await this.chainCalls(connection, response, accountId, field, chainType);
     if (calls.length > 0 && this.readOnly)
       throw forbidden('New accounts are submitted with the provider key, and this gateway has none (read-only mode)');
     // As the account look-up answers: a user whose sign-up is not final yet has no msaId.
     const msaId = await fromChain(async () => (await ChainQueries.atFinalized(api)).msaIdOf(u8aToHex(accountId)));
+    const identity = calls.map(({ signature }) => signature);
+    // Last, so that a sign-in refused for another reason (or the chain away) leaves the login message unused.
+    if (terms)
+      await this.nonces.use(
+        u8aToHex(accountId),
+        terms,
+        calls.length > 0 ? { kind: 'sign-up', identity } : { kind: 'login' },
+        field,
+      );
     return {
       accountId: u8aToHex(accountId),
       controlKey: encodeAddress(accountId, api.registry.chainSS58),
       calls: calls.map(({ call }) => call),
-      identity: calls.map(({ signature }) => signature),
+      identity,
       ...(msaId === undefined ? {} : { msaId }),
       credentials: (credentialsOf(raw).credentials ?? []) as Record<string, unknown>[],
     } satisfies SignIn;

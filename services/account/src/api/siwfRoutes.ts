@@ -38,24 +38,48 @@ const redirectResponse = z
   })
   .meta({ id: 'WalletV2RedirectResponseDto' });
 
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+
+/** The SIWF response in a callback: base64url of its JSON, the object itself, or null (then the code is exchanged). */
+const authorizationPayload = z
+  .union(
+    [
+      z.string().min(1).regex(BASE64URL, 'a string must be base64url of the JSON SIWF response'),
+      z.record(z.string(), z.unknown()),
+      z.null(),
+    ],
+    {
+      error: 'must be the SIWF response: a base64url string of its JSON, the JSON object itself, or null',
+    },
+  )
+  .optional()
+  .meta({
+    description:
+      'The signed SIWF response: base64url (unpadded) of its JSON, or the JSON object itself; null (the logged login shape) or absent: the response is fetched with authorizationCode',
+    // A union of three JSON types: exactly one matches, whatever the generator would write for a union.
+    type: ['string', 'object', 'null'],
+    oneOf: [
+      { type: 'string', pattern: BASE64URL.source, description: 'base64url of the JSON SIWF response' },
+      {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The SIWF response (userPublicKey, payloads, credentials)',
+      },
+      { type: 'null', description: 'No payload: exchange authorizationCode for it' },
+    ],
+  });
+
 const loginRequest = z
   .object({
-    authorizationCode: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: 'The code the sign-in service returned; exchanged for the signed response' }),
-    authorizationPayload: z
-      .string()
-      .min(1)
-      .regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url')
-      .optional()
-      .meta({ description: 'The signed SIWF response itself, JSON encoded as base64url' }),
+    authorizationCode: z.string().min(1).max(512).optional().meta({
+      description:
+        'The code the sign-in service returned; exchanged for the signed response when authorizationPayload is null or absent',
+    }),
+    authorizationPayload,
   })
-  .refine((body) => body.authorizationCode !== undefined || body.authorizationPayload !== undefined, {
-    message: 'give an authorizationCode or an authorizationPayload',
-    path: ['authorizationPayload'],
+  .refine((body) => body.authorizationCode !== undefined || (body.authorizationPayload ?? undefined) !== undefined, {
+    message: 'give an authorizationCode, or an authorizationPayload that is not null',
+    path: ['authorizationCode'],
   })
   .meta({ id: 'WalletV2LoginRequestDto' });
 
@@ -96,13 +120,16 @@ export function siwfRoutes({ siwf, intake, providerId }: SiwfRouteOptions): Rout
         : 'AccountsControllerV2_postSignInWithFrequency_v2',
       summary: 'Sign a user in, or up, with their Sign In With Frequency response',
       description:
-        'Every signature of the response is checked. A registered user gets their details and nothing is written on chain; a new user (or one delegating anew) also gets a sign-up request, queued durably before the answer, whose transaction creates the account, delegation and handle. Its outcome arrives by webhook (`SIWF_SIGNUP`) and at /v1/requests/{signUpReferenceId}.',
+        'The response comes as `authorizationPayload` (base64url of its JSON, or the object itself) or, when that is null or absent, from the SIWF service for `authorizationCode`. Every signature of the response is checked, and its login message is accepted once (a replay answers 401; the same sign-up posted again answers as the first time, with the same signUpReferenceId). A registered user gets their details and nothing is written on chain; a new user (or one delegating anew) also gets a sign-up request, queued durably before the answer, whose transaction creates the account, delegation and handle. Its outcome arrives by webhook (`SIWF_SIGNUP`) and at /v1/requests/{signUpReferenceId}.',
       tags: ['accounts'],
       hidden,
       body: loginRequest,
       responses: {
         200: { description: 'The user, and the sign-up request if one was queued', schema: loginResponse },
         400: { description: 'The response or a payload in it is invalid (named in the message)' },
+        401: {
+          description: 'The login message was used before: each is accepted once (a repeated sign-up is not refused)',
+        },
         403: { description: 'A sign-up needs the provider key and the gateway is read-only' },
         503: { description: 'The chain, the SIWF service or Redis is not reachable' },
       },
