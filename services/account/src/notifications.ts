@@ -1,3 +1,4 @@
+import { requestErrorSchema } from '@frequency-gateway/platform';
 import { deliveredWebhookSpec } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
 import { TRANSACTION_TYPES } from './jobs.js';
@@ -30,10 +31,10 @@ export const transactionNotificationSchema = z
       .object({ msaId: z.string(), amount: z.string() })
       .optional()
       .meta({ description: 'The capacity the batch cost and who paid it (CAPACITY_BATCH)' }),
-    error: z
-      .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
-      .optional()
-      .meta({ description: 'Why it failed (FAILED, EXPIRED); chain errors carry the pallet and error name' }),
+    error: requestErrorSchema.optional().meta({
+      description:
+        'Why it failed (FAILED, EXPIRED); chain errors carry the pallet and error names, the pallet index and the error code',
+    }),
   })
   .meta({ id: 'AccountTransactionNotification' });
 

@@ -1,3 +1,6 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { loadFacts } from '@frequency-gateway/devchain';
 import { SiwfUser } from './support/siwfUser.js';
 import { useAccountStack } from './support/stack.js';
 
@@ -87,4 +90,51 @@ describe('refused handle requests: 400 naming the field, nothing queued', () => 
     for (const field of ['accountId', 'payload.baseHandle', 'payload.expiration', 'proof'])
       expect(message).toContain(field);
   });
+});
+
+/**
+ * The numbers a module error must carry, from sources other than the chain under test: the pallet's index from
+ * the runtime facts of Frequency v2.0.1, the error's position from the pallet's Error enum in api-augment.
+ */
+async function referenceNumbers(pallet: string, error: string): Promise<{ index: number; code: number }> {
+  const index = loadFacts().pallets.find((entry) => entry.name === pallet)?.index;
+  const augment = dirname(dirname(createRequire(import.meta.url).resolve('@frequency-chain/api-augment')));
+  const lookup = (await import(join(augment, 'esm', 'interfaces', 'lookup.js'))) as {
+    default: Record<string, { _enum?: string[] }>;
+  };
+  const code = lookup.default[`Pallet${pallet}Error`]?._enum?.indexOf(error);
+  if (index === undefined || code === undefined || code < 0) throw new Error(`no reference for ${pallet}.${error}`);
+  return { index, code };
+}
+
+describe('a claim the chain refuses', () => {
+  test('a second handle for an MSA: the FAILED webhook, the request record and the worker log name the pallet and error, with their numbers', async () => {
+    const { user, msaId } = await stack.register('sr25519');
+    const first = await stack.call('POST', '/v1/handles', await handleRequest(user, `first${msaId}`));
+    expect((await stack.webhookOf(first.body.referenceId as string)).status).toBe('SUCCESS');
+
+    // The api lets it through (a valid handle, signed by the MSA's key); the chain refuses: the MSA has one.
+    const second = await stack.call('POST', '/v1/handles', await handleRequest(user, `second${msaId}`));
+    expect(second.status).toBe(200);
+    const referenceId = second.body.referenceId as string;
+    const numbers = await referenceNumbers('Handles', 'MSAHandleAlreadyExists');
+    expect(numbers).toEqual({ index: 66, code: 9 });
+    const error = {
+      module: 'Handles',
+      name: 'MSAHandleAlreadyExists',
+      ...numbers,
+      message: 'the chain refused the transaction: handles.MSAHandleAlreadyExists (pallet index 66, error code 9)',
+    };
+
+    const webhook = await stack.webhookOf(referenceId);
+    expect(webhook).toMatchObject({ transactionType: 'CREATE_HANDLE', status: 'FAILED' });
+    expect(webhook.error).toEqual(error);
+    const record = await stack.call('GET', `/v1/requests/${referenceId}`);
+    expect(record.body).toMatchObject({ state: 'failed', error });
+    const logged = stack.workers
+      .flatMap((worker) => worker.output())
+      .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : []))
+      .find((line) => line.referenceId === referenceId && line.msg === 'failed');
+    expect(logged?.error).toEqual(error);
+  }, 120_000);
 });

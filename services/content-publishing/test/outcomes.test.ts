@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { TransactionOutcome } from '@frequency-gateway/chain';
+import { chainError, type TransactionOutcome } from '@frequency-gateway/chain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { createLogger, JobQueues, OutboundPolicy, Registry } from '@frequency-gateway/platform';
 import { TransactionNotifier, WebhookDelivery } from '@frequency-gateway/webhooks';
@@ -112,7 +112,7 @@ describe('publication outcomes', () => {
       txHash: '0x01',
       jobs: [messageId('full', 0)],
       status: 'failed',
-      error: 'messages.TooManyMessagesInBlock',
+      error: chainError({ module: 'Messages', name: 'TooManyMessagesInBlock', index: 61, code: 0 }),
       ...block,
     };
     await outcomes.settle(full);
@@ -140,7 +140,7 @@ describe('publication outcomes', () => {
       txHash: '0xpk',
       jobs: [messageId('bad', 0), messageId('good', 0)],
       status: 'failed',
-      error: 'messages.InvalidSchemaId',
+      error: chainError({ module: 'Messages', name: 'InvalidSchemaId', index: 61, code: 4 }),
       ...block,
     };
     await outcomes.settle(packed);
@@ -154,7 +154,7 @@ describe('publication outcomes', () => {
     await outcomes.settle({ ...packed, txHash: '0xsolo', jobs: [messageId('bad', 0)] });
     expect(await status().get('r5')).toMatchObject({
       state: 'failed',
-      error: { module: 'Messages', name: 'InvalidSchemaId' },
+      error: { module: 'Messages', name: 'InvalidSchemaId', index: 61, code: 4 },
     });
     expect(await stateOf('r4')).toBe('submitted');
     const webhook = await webhookQueue.getJob('r5.FAILED');
@@ -164,7 +164,7 @@ describe('publication outcomes', () => {
       referenceId: 'r5',
       status: 'FAILED',
       txHash: '0xsolo',
-      error: { name: 'InvalidSchemaId' },
+      error: { module: 'Messages', name: 'InvalidSchemaId', index: 61, code: 4 },
     });
   });
 });

@@ -159,7 +159,8 @@ describe('publishing pipeline under faults', () => {
     const [record] = await stack.settled([answer.body.referenceId], 60_000);
     expect(record).toMatchObject({
       state: 'failed',
-      error: { module: 'Messages', name: 'UnAuthorizedDelegate' },
+      // Messages is pallet 61 of the runtime; UnAuthorizedDelegate the sixth of its errors.
+      error: { module: 'Messages', name: 'UnAuthorizedDelegate', index: 61, code: 5 },
     });
   }, 120_000);
 

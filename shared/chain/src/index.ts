@@ -10,7 +10,14 @@ export { chainVariables, signingChainVariables, submissionVariables, chainCheck,
 export { loadProviderKey, verifyProvider, ProviderIdentityError, type ProviderKey } from './provider.js';
 export { NonceManager, type NonceManagerOptions } from './nonces.js';
 export { CapacitySubmitter, type SignedTransaction, type SubmitterOptions, type BeforeSubmit } from './submitter.js';
-export { SubmissionError, submissionError, describeChainError } from './errors.js';
+export {
+  SubmissionError,
+  submissionError,
+  chainError,
+  chainErrorText,
+  decodeDispatchError,
+  type ChainError,
+} from './errors.js';
 export { TransactionTracker, type TransactionOutcome, type TrackerOptions, type ChainEvent } from './tracker.js';
 export {
   ChainQueries,

@@ -1,5 +1,6 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ChainableCommander, Redis } from 'ioredis';
+import { decodeDispatchError, type ChainError } from './errors.js';
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {
@@ -14,7 +15,7 @@ export type TransactionOutcome = {
   jobs: string[];
 } & (
   | { status: 'succeeded'; blockNumber: number; blockHash: string; events: ChainEvent[] }
-  | { status: 'failed'; blockNumber: number; blockHash: string; events: ChainEvent[]; error: string }
+  | { status: 'failed'; blockNumber: number; blockHash: string; events: ChainEvent[]; error: ChainError }
   | { status: 'expired'; blockNumber: number }
 );
 
@@ -183,12 +184,7 @@ export class TransactionTracker {
       const failed = own.find(({ event }) => this.api.events.system.ExtrinsicFailed.is(event));
       const base = { txHash: txHash as `0x${string}`, blockNumber: number, blockHash: blockHash.toHex(), events: list };
       if (failed && this.api.events.system.ExtrinsicFailed.is(failed.event)) {
-        const dispatchError = failed.event.data.dispatchError;
-        let error = dispatchError.type as string;
-        if (dispatchError.isModule) {
-          const meta = this.api.registry.findMetaError(dispatchError.asModule);
-          error = `${meta.section}.${meta.name}`;
-        }
+        const error = decodeDispatchError(this.api, failed.event.data.dispatchError);
         await this.settle({ ...base, status: 'failed', error });
       } else {
         await this.settle({ ...base, status: 'succeeded' });

@@ -64,13 +64,24 @@ describe('capacity submission and transaction tracking', () => {
     expect(await scanner.pendingCount()).toBe(0);
   });
 
-  it('reports a failed transaction with its module error name', async () => {
+  it('reports a failed transaction with its pallet and error, by name and by number', async () => {
     const scanner = tracker();
     const sent = await submitter.submit([ipfsMessage(7)], (tx) => scanner.record(tx, ['publish:3']));
     await tick(chain, 1);
     await scanner.scanOnce();
+    // Messages is pallet 61 of Frequency's runtime; InvalidPayloadLocation the seventh of its errors.
     expect(outcomes).toEqual([
-      expect.objectContaining({ txHash: sent.hash, status: 'failed', error: 'messages.InvalidPayloadLocation' }),
+      expect.objectContaining({
+        txHash: sent.hash,
+        status: 'failed',
+        error: {
+          module: 'Messages',
+          name: 'InvalidPayloadLocation',
+          index: 61,
+          code: 6,
+          message: 'the chain refused the transaction: messages.InvalidPayloadLocation (pallet index 61, error code 6)',
+        },
+      }),
     ]);
   });
 

@@ -13,6 +13,8 @@ export interface ServerProcess {
   resetPeak(): void;
   /** SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves when it has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** The lines it wrote to stdout (its log), when started with `output`; otherwise none. */
+  output(): string[];
 }
 
 function statusField(pid: number, field: string): number {
@@ -73,6 +75,7 @@ export async function spawnServer(
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
+    output: () => [...(output ?? [])],
   };
 }
 

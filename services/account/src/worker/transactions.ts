@@ -1,10 +1,10 @@
 import {
   accountCalls,
-  describeChainError,
   SubmissionError,
   UserTransactionError,
   UserTransactions,
   type BeforeSubmit,
+  type ChainError,
   type SignedTransaction,
   type CapacityMonitor,
   type CapacitySubmitter,
@@ -53,7 +53,8 @@ export interface AccountTransactionsOptions {
   metrics: Registry;
 }
 
-type OutcomeError = { message: string; module?: string; name?: string };
+/** Why a request failed: the chain's error (with its pallet index and error code), or the gateway's reason. */
+type OutcomeError = ChainError | { message: string };
 
 const eventsOf = (events: ChainEvent[], section: string, method: string) =>
   events
@@ -222,9 +223,7 @@ export class AccountTransactions {
         });
       } else {
         const error: OutcomeError =
-          outcome.status === 'failed'
-            ? describeChainError(outcome.error)
-            : { message: 'the transaction expired before it was included' };
+          outcome.status === 'failed' ? outcome.error : { message: 'the transaction expired before it was included' };
         await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } });
         this.finished.inc({ outcome: 'failed' });
         logger.warn({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, error }, 'failed');

@@ -101,10 +101,8 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     const worker = await spawnServer(
       [MAIN, 'worker'],
       { ...workerEnv, ...env },
-      {
-        portVariable: 'WORKER_API_PORT',
-        ...(options.workerLogs ? { output: options.workerLogs } : {}),
-      },
+      // The worker's log lines, for tests that read what it said (the caller's array when it passes one).
+      { portVariable: 'WORKER_API_PORT', output: options.workerLogs ?? [] },
     );
     workers.push(worker);
     await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'worker ready');

@@ -1,4 +1,4 @@
-import { describeChainError, type CapacityMonitor, type TransactionOutcome } from '@frequency-gateway/chain';
+import { chainErrorText, type CapacityMonitor, type TransactionOutcome } from '@frequency-gateway/chain';
 import type { Logger, RequestStatusStore } from '@frequency-gateway/platform';
 import type { Queue } from 'bullmq';
 import { Counter, type Registry } from 'prom-client';
@@ -37,9 +37,6 @@ export interface OutcomesOptions {
   logger: Logger;
   metrics: Registry;
 }
-
-/** `messages.TooManyMessagesInBlock` → {module: 'Messages', name: 'TooManyMessagesInBlock'} */
-export const chainError = (error: string): PublishError => describeChainError(error);
 
 /** Runs `task` over `items`, at most `limit` at a time. */
 export async function inBatches<T>(items: T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
@@ -111,16 +108,16 @@ export class Outcomes {
         changes.set(index, { state: 'pending' });
         counted = true;
         lastError = { message: 'the transaction expired before it was included', expired: true };
-      } else if (RETRIABLE.has(outcome.error)) {
+      } else if (RETRIABLE.has(chainErrorText(outcome.error))) {
         changes.set(index, { state: 'pending' });
         counted = true;
-        lastError = chainError(outcome.error);
+        lastError = outcome.error;
       } else if (packed && !record.solo.has(index)) {
         // batch_all fails as a whole: send each message alone to find the one the chain refuses.
         changes.set(index, { state: 'pending' });
         solo.push(index);
       } else {
-        changes.set(index, { state: 'failed', error: chainError(outcome.error) });
+        changes.set(index, { state: 'failed', error: outcome.error });
       }
     }
     if (changes.size === 0) return;

@@ -32,9 +32,12 @@ export type MessageState =
 
 export interface PublishError {
   message: string;
-  /** Chain errors: the pallet and error name, e.g. Messages / TooManyMessagesInBlock. */
+  /** Chain errors: the pallet and error names, e.g. Messages / TooManyMessagesInBlock, */
   module?: string;
   name?: string;
+  /** and their numbers: the pallet's index in the runtime (61) and the error's code in it. */
+  index?: number;
+  code?: number;
   /** The last failure was the transaction's era running out. */
   expired?: boolean;
 }

@@ -1,5 +1,23 @@
 import { z } from 'zod';
 
+/**
+ * Why a request failed. A chain error names the pallet (`module`) and the error (`name`), with the pallet's
+ * index in the runtime (`index`) and the error's position in that pallet's errors (`code`).
+ */
+export const requestErrorSchema = z
+  .object({
+    message: z.string(),
+    module: z.string().optional().meta({ description: 'Chain errors: the pallet, e.g. Handles' }),
+    name: z.string().optional().meta({ description: 'Chain errors: the error, e.g. MSAHandleAlreadyExists' }),
+    index: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "Chain errors: the pallet's index in the runtime, e.g. 66" }),
+    code: z.number().int().optional().meta({ description: "Chain errors: the error's index in the pallet, e.g. 9" }),
+  })
+  .meta({ id: 'RequestError' });
+
 /** The record fields of a request that ends in a chain transaction: the transaction, its block, or its error. */
 export const transactionRequestFields = {
   transaction: z
@@ -10,8 +28,7 @@ export const transactionRequestFields = {
     .object({ number: z.number().int(), hash: z.string() })
     .optional()
     .meta({ description: 'The finalized block that includes it' }),
-  error: z
-    .object({ message: z.string(), module: z.string().optional(), name: z.string().optional() })
+  error: requestErrorSchema
     .optional()
-    .meta({ description: 'Why it failed (state failed); chain errors carry the pallet and error name' }),
+    .meta({ description: 'Why it failed (state failed); chain errors carry the pallet and error, names and numbers' }),
 };
