@@ -103,23 +103,17 @@ export class CapacityMonitor {
   private readonly gauges: { remaining?: Gauge; used?: Gauge; paused?: Gauge } = {};
 
   constructor(private readonly options: CapacityMonitorOptions) {
-    if (options.metrics) {
-      const registers = [options.metrics];
-      this.gauges.remaining = new Gauge({
-        name: 'gateway_capacity_remaining',
-        help: "The provider's remaining Capacity this epoch",
-        registers,
-      });
-      this.gauges.used = new Gauge({
-        name: 'gateway_capacity_used_by_service',
-        help: 'Capacity this service spent in the current epoch',
-        registers,
-      });
-      this.gauges.paused = new Gauge({
-        name: 'gateway_capacity_paused',
-        help: '1 while the service pauses its queues for lack of Capacity',
-        registers,
-      });
+    const registry = options.metrics;
+    if (registry) {
+      // A registry holds one gauge per name: a monitor built again (a pipeline start retried) reuses them.
+      const gauge = (name: string, help: string) =>
+        (registry.getSingleMetric(name) as Gauge | undefined) ?? new Gauge({ name, help, registers: [registry] });
+      this.gauges.remaining = gauge('gateway_capacity_remaining', "The provider's remaining Capacity this epoch");
+      this.gauges.used = gauge('gateway_capacity_used_by_service', 'Capacity this service spent in the current epoch');
+      this.gauges.paused = gauge(
+        'gateway_capacity_paused',
+        '1 while the service pauses its queues for lack of Capacity',
+      );
     }
   }
 

@@ -56,7 +56,14 @@ export { connectAsProvider, type ProviderChain } from './providerChain.js';
 export { messageCalls, accountCalls, type AccountCall } from './calls.js';
 export { SchemaDirectory } from './directory.js';
 export { fromChain } from './chainErrors.js';
-export { startWhenChainReady, followTransactions, type ChainPipeline, type FollowOptions } from './pipeline.js';
+export {
+  startWhenChainReady,
+  followTransactions,
+  type ChainPipeline,
+  type FollowOptions,
+  type PipelineStartOptions,
+  type StartAttempt,
+} from './pipeline.js';
 export {
   UserTransactions,
   UserTransactionError,

@@ -13,6 +13,7 @@ import {
   startWhenChainReady,
   type ChainConnection,
   type ChainPipeline,
+  type StartAttempt,
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
@@ -59,9 +60,13 @@ export const accountWorkerConfig = {
 
 type WorkerConfig = ConfigOf<typeof accountWorkerConfig>;
 
-/** The chain-side half of the worker, built once the node answers and the provider key checks out. */
+/**
+ * The chain-side half of the worker, built once the node answers and the provider key checks out. An attempt
+ * that fails after the checks undoes what it started (`attempt.onFailure`), so the next one starts clean.
+ */
 async function startPipeline(
   connection: ChainConnection,
+  attempt: StartAttempt,
   runtime: ComponentRuntime<WorkerConfig>,
   notifier: TransactionNotifier,
 ): Promise<ChainPipeline> {
@@ -72,6 +77,7 @@ async function startPipeline(
   await verifyProvider(api, key, config.PROVIDER_ID);
 
   const status = requestStatusStore(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
+  attempt.onFailure(() => status.close());
   const publishing: { worker?: { pause(): Promise<void>; resume(): void } } = {};
   const capacity = new CapacityMonitor({
     api,
@@ -105,7 +111,7 @@ async function startPipeline(
   holder.transactions = transactions;
 
   const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  publishing.worker = queues.worker<TransactionJob, unknown>(
+  const publisher = queues.worker<TransactionJob, unknown>(
     ACCOUNT_QUEUES.transactionPublish,
     async (job: Job<TransactionJob>, context: JobContext) => {
       try {
@@ -126,6 +132,8 @@ async function startPipeline(
     },
     { concurrency: config.TRANSACTION_CONCURRENCY },
   );
+  publishing.worker = publisher;
+  attempt.onFailure(() => publisher.close());
 
   const unfollow = await followTransactions({ connection, tracker, capacity, runtime, logger });
   logger.info({ provider: config.PROVIDER_ID.toString() }, 'transaction pipeline started');
@@ -152,8 +160,8 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
     const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });
     const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
 
-    const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection) =>
-      startPipeline(connection, runtime, notifier),
+    const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection, attempt) =>
+      startPipeline(connection, attempt, runtime, notifier),
     );
 
     return {

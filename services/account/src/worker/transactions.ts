@@ -99,12 +99,16 @@ export class AccountTransactions {
   private readonly finished: Counter<'outcome'>;
 
   constructor(private readonly options: AccountTransactionsOptions) {
-    this.finished = new Counter({
-      name: 'account_requests_finished_total',
-      help: 'Account requests that reached a final state, by state',
-      labelNames: ['outcome'],
-      registers: [options.metrics],
-    });
+    // One counter per registry: built again when the worker's pipeline start is retried, it is reused.
+    const name = 'account_requests_finished_total';
+    this.finished =
+      (options.metrics.getSingleMetric(name) as Counter<'outcome'> | undefined) ??
+      new Counter({
+        name,
+        help: 'Account requests that reached a final state, by state',
+        labelNames: ['outcome'],
+        registers: [options.metrics],
+      });
   }
 
   private linkKey(referenceId: string): string {

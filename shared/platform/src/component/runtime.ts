@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
-import { EventLoopWatch, healthRoutes, ReadinessController } from '../health/index.js';
+import { EventLoopWatch, healthRoutes, ReadinessController, StartupWatch } from '../health/index.js';
 import {
   createHttpApp,
   listen,
@@ -38,6 +38,8 @@ export interface ComponentRuntime<C> {
   redis: Redis;
   queues: JobQueues;
   readiness: ReadinessController;
+  /** Parts that start after setup (a worker's chain pipeline): /livez fails when one takes too long. */
+  startup: StartupWatch;
   metrics: Registry;
   shutdown: Shutdown;
   /** Runs `loop` on one replica of the deployment at a time (see runAsLeader). */
@@ -88,6 +90,9 @@ export interface StartedComponent<C> {
   stop(): Promise<number>;
 }
 
+/** Workers set how long their pipeline may take to start (workerVariables). */
+type WorkerSettings = { LIVENESS_MAX_PIPELINE_START_MS?: number };
+
 type ApiSettings = {
   QUEUES_UI?: boolean;
   QUEUES_BASIC_AUTH?: string;
@@ -110,7 +115,12 @@ function componentHttpApp<C>(
   definition: { name: string; version: string; title: string; description: string },
   runtime: ComponentRuntime<C>,
   parts: ComponentParts,
-  health: { eventLoop: EventLoopWatch; startedAt: Date; leases: () => Record<string, LeaseStatus> },
+  health: {
+    eventLoop: EventLoopWatch;
+    startup: StartupWatch;
+    startedAt: Date;
+    leases: () => Record<string, LeaseStatus>;
+  },
   redis: HttpRedis,
 ) {
   const { logger, metrics, readiness, queues } = runtime;
@@ -225,7 +235,18 @@ export async function startComponent<S extends ConfigSpec>(
   const leaders = createLeaders(common, failFastRedis, logger, metrics, cluster);
   const lead = leaders.lead;
 
-  const runtime: ComponentRuntime<ConfigOf<S>> = { config, logger, redis, queues, readiness, metrics, shutdown, lead };
+  const startup = new StartupWatch((config as WorkerSettings).LIVENESS_MAX_PIPELINE_START_MS);
+  const runtime: ComponentRuntime<ConfigOf<S>> = {
+    config,
+    logger,
+    redis,
+    queues,
+    readiness,
+    startup,
+    metrics,
+    shutdown,
+    lead,
+  };
   const parts = await definition.setup(runtime);
 
   const eventLoop = new EventLoopWatch(common.LIVENESS_MAX_EVENT_LOOP_DELAY_MS);
@@ -233,7 +254,7 @@ export async function startComponent<S extends ConfigSpec>(
     definition as unknown as ComponentDefinition<ConfigSpec>,
     runtime,
     parts,
-    { eventLoop, startedAt, leases: leaders.statuses },
+    { eventLoop, startup, startedAt, leases: leaders.statuses },
     { connection: failFastRedis, availability },
   );
   readiness.start();

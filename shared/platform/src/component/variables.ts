@@ -112,10 +112,14 @@ export function apiVariables(defaults: { port: number }) {
   };
 }
 
-/** Variables of a worker component: only the port of its health and metrics server. */
+/** Variables of a worker component: the port of its health and metrics server, and how long it may take to start. */
 export function workerVariables(defaults: { port: number }) {
   return {
     WORKER_API_PORT: variable(port(defaults.port), 'HTTP port of the worker (health and metrics only)'),
+    LIVENESS_MAX_PIPELINE_START_MS: variable(
+      positiveMs(600_000),
+      "How long the worker's pipeline may keep retrying its start (the chain away, the provider key not yet a provider) before /livez fails and Kubernetes restarts the pod; a shorter outage restarts nothing",
+    ),
   };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/route.js';
-import type { EventLoopWatch } from './liveness.js';
+import type { EventLoopWatch, StartupWatch } from './liveness.js';
 import type { ReadinessController } from './readiness.js';
 
 const checkState = z
@@ -33,7 +33,24 @@ const lease = z
   })
   .meta({ id: 'LeaseStatus' });
 
-const liveness = z.object({ status: z.enum(['live', 'stuck']), eventLoopDelayMs: z.number() }).meta({ id: 'Liveness' });
+const startingPart = z
+  .object({
+    startingForMs: z.number(),
+    limitMs: z.number().optional().describe('Past this /livez fails (LIVENESS_MAX_PIPELINE_START_MS)'),
+    problem: z.string().optional().describe('Why the last attempt to start failed'),
+  })
+  .meta({ id: 'StartingPart' });
+
+const liveness = z
+  .object({
+    status: z.enum(['live', 'stuck']),
+    eventLoopDelayMs: z.number(),
+    starting: z
+      .record(z.string(), startingPart)
+      .optional()
+      .describe('Parts that have not started yet (a worker pipeline retrying); stuck once one is past its limit'),
+  })
+  .meta({ id: 'Liveness' });
 
 const health = z
   .object({
@@ -55,6 +72,8 @@ export interface HealthRouteDeps {
   version: string;
   readiness: ReadinessController;
   eventLoop: EventLoopWatch;
+  /** Parts still starting; one past its limit makes /livez fail. */
+  startup?: StartupWatch;
   startedAt: Date;
   /** Where this replica stands on each lease it contends for. */
   leases?: () => Record<string, z.infer<typeof lease>>;
@@ -69,18 +88,28 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
       method: 'get',
       path: '/livez',
       operationId: 'HealthController_livez',
-      summary: 'Liveness: fails only when the event loop is stuck',
+      summary: 'Liveness: fails only when the event loop is stuck, or a part has not started for too long',
       tags,
       access,
       responses: {
         200: { description: 'The process is live', schema: liveness },
-        503: { description: 'The event loop is stuck', schema: liveness },
+        503: {
+          description: 'The event loop is stuck, or a part (a worker pipeline) is still not started past its limit',
+          schema: liveness,
+        },
       },
       handler: () => {
-        const live = deps.eventLoop.isLive();
+        const starting = deps.startup?.starting() ?? [];
+        const live = deps.eventLoop.isLive() && (deps.startup?.overdue().length ?? 0) === 0;
         return {
           status: live ? 200 : 503,
-          body: { status: live ? 'live' : 'stuck', eventLoopDelayMs: deps.eventLoop.delayMs() },
+          body: {
+            status: live ? 'live' : 'stuck',
+            eventLoopDelayMs: deps.eventLoop.delayMs(),
+            ...(starting.length > 0
+              ? { starting: Object.fromEntries(starting.map(({ name, ...part }) => [name, part])) }
+              : {}),
+          },
         };
       },
     }),
