@@ -1,5 +1,6 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { SpRuntimeDispatchError } from '@polkadot/types/lookup';
+import { stringCamelCase } from '@polkadot/util';
 /** Why the node refused a transaction at submission (the pool's JSON-RPC errors, typed). */
 export class SubmissionError extends Error {
   constructor(
@@ -83,4 +84,17 @@ export function decodeDispatchError(api: ApiPromise, dispatchError: SpRuntimeDis
   const inner = dispatchError.value as unknown as { type?: unknown } | undefined;
   const detail = typeof inner?.type === 'string' && !dispatchError.isOther ? `.${inner.type}` : '';
   return chainError({ name: `${dispatchError.type}${detail}` });
+}
+
+/**
+ * A pallet's error the gateway foresees and reports without submitting (the chain would refuse the call with
+ * it): named and numbered from the runtime's metadata as `decodeDispatchError` would give it, with the
+ * gateway's own `message`. Unknown to this runtime: the names only.
+ */
+export function foreseenChainError(api: ApiPromise, section: string, name: string, message: string): ChainError {
+  const pallet = api.registry.metadata.pallets.find((entry) => stringCamelCase(entry.name.toString()) === section);
+  const error = api.errors[section]?.[name];
+  const module = pallet?.name.toString() ?? section.charAt(0).toUpperCase() + section.slice(1);
+  if (!pallet || !error) return { message, module, name };
+  return { message, module, name, index: pallet.index.toNumber(), code: error.meta.index.toNumber() };
 }

@@ -16,6 +16,7 @@ export {
   chainError,
   chainErrorText,
   decodeDispatchError,
+  foreseenChainError,
   type ChainError,
 } from './errors.js';
 export { TransactionTracker, type TransactionOutcome, type TrackerOptions, type ChainEvent } from './tracker.js';

@@ -1,4 +1,10 @@
-import { ChainQueries, messageCalls, SubmissionError, type SignedTransaction } from '@frequency-gateway/chain';
+import {
+  ChainQueries,
+  foreseenChainError,
+  messageCalls,
+  SubmissionError,
+  type SignedTransaction,
+} from '@frequency-gateway/chain';
 import type { Job, JobContext, RequestStatusStore } from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { ApiPromise } from '@polkadot/api';
@@ -152,27 +158,26 @@ export class Publisher {
   }
 
   private async check(publication: Publication, pending: number[]): Promise<PublishError | undefined> {
+    // What the chain would refuse the call with, named and numbered as a failed transaction reports it.
+    const foreseen = (name: string, reason: string) => foreseenChainError(this.options.api, 'messages', name, reason);
     for (const index of pending) {
       const message = publication.messages[index] as Message;
       const schema = await this.options.directory.schema(message.schemaId);
-      if (!schema)
-        return { message: `schema ${message.schemaId} does not exist`, module: 'Messages', name: 'InvalidSchemaId' };
+      if (!schema) return foreseen('InvalidSchemaId', `schema ${message.schemaId} does not exist`);
       const location = message.kind === 'ipfs' ? 'IPFS' : 'OnChain';
       if (schema.payloadLocation !== location)
-        return {
-          message: `schema ${message.schemaId} stores its payloads ${schema.payloadLocation}, not ${location}`,
-          module: 'Messages',
-          name: 'InvalidPayloadLocation',
-        };
+        return foreseen(
+          'InvalidPayloadLocation',
+          `schema ${message.schemaId} stores its payloads ${schema.payloadLocation}, not ${location}`,
+        );
       if (message.kind === 'on-chain' && message.onBehalfOf !== undefined) {
         const queries = new ChainQueries(this.options.api);
         const user = BigInt(message.onBehalfOf);
         if (!(await queries.isDelegatedFor(user, this.options.providerId, message.intentId)))
-          return {
-            message: `user ${user} has not delegated intent ${message.intentId} to provider ${this.options.providerId}`,
-            module: 'Messages',
-            name: 'UnAuthorizedDelegate',
-          };
+          return foreseen(
+            'UnAuthorizedDelegate',
+            `user ${user} has not delegated intent ${message.intentId} to provider ${this.options.providerId}`,
+          );
       }
     }
     return undefined;
