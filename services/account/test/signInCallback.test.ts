@@ -1,4 +1,5 @@
 import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { waitUntil } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
 import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
@@ -141,4 +142,18 @@ describe('a login message is accepted once', () => {
     // Still one webhook: nothing was submitted twice.
     await stack.webhookOf(referenceId);
   }, 90_000);
+
+  test('with Redis away a login is refused with 503 and stays unused: the same message signs in once Redis is back', async () => {
+    const response = await login();
+    await stack.redis.kill('SIGTERM');
+    try {
+      const refused = await post({ authorizationPayload: response });
+      expect(refused.status).toBe(503);
+      expect(String(refused.body.message)).toMatch(/could not be checked for reuse/);
+    } finally {
+      await stack.redis.restart();
+    }
+    await waitUntil(async () => (await post({ authorizationPayload: response })).status === 200, 30_000, 'a login');
+    expect((await post({ authorizationPayload: response })).status).toBe(401);
+  }, 60_000);
 });

@@ -104,7 +104,7 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
       },
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
-    const siwf = new SiwfService(chain, directory, new LoginNonces(redis, config.CACHE_KEY_PREFIX), {
+    const siwf = new SiwfService(chain, directory, new LoginNonces(redis, config.CACHE_KEY_PREFIX, logger), {
       providerId: config.PROVIDER_ID,
       providerSeed: config.PROVIDER_ACCOUNT_SEED_PHRASE || undefined,
       siwfUrl: config.SIWF_V2_URL,

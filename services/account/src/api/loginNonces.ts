@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { badRequest, HttpError } from '@frequency-gateway/platform';
+import { badRequest, HttpError, serviceUnavailable, type Logger } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
 
 /** The lines of a CAIP-122 login message that make it single-use: its nonce and when it stops being valid. */
@@ -50,6 +50,7 @@ export class LoginNonces {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly logger: Logger,
   ) {}
 
   private key(accountId: string, nonce: string): string {
@@ -62,9 +63,17 @@ export class LoginNonces {
     const key = this.key(accountId, terms.nonce);
     const value = useValue(use);
     const ttlMs = Math.max(1, terms.expiresAt.getTime() - Date.now());
-    const written = await this.redis.set(key, value, 'PX', ttlMs, 'NX');
-    if (written === 'OK') return;
-    if (use.kind === 'sign-up' && (await this.redis.get(key)) === value) return;
+    let earlier: string | null;
+    try {
+      const written = await this.redis.set(key, value, 'PX', ttlMs, 'NX');
+      if (written === 'OK') return;
+      earlier = await this.redis.get(key);
+    } catch (error) {
+      // Unchecked, the sign-in is refused: accepting it could accept a replay.
+      this.logger.warn({ err: error }, 'could not record the use of a login message');
+      throw serviceUnavailable('The login message could not be checked for reuse (Redis is not reachable); try again');
+    }
+    if (use.kind === 'sign-up' && earlier === value) return;
     throw new HttpError(
       401,
       `${field}: this login message was used before (each is accepted once); the user signs in again for a new one`,
