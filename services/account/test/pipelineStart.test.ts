@@ -50,7 +50,7 @@ async function ferdieWorker(
       LOG_LEVEL: 'info',
       ...env,
     },
-    { portVariable: 'WORKER_API_PORT', captureOutput: true },
+    { portVariable: 'WORKER_API_PORT', output: [] },
   );
   cleanup.push(() => worker.stop());
   return worker;
