@@ -15,12 +15,13 @@ dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + e
 test: node_modules/.package-lock.json tools ## Type-check, lint, then every test (real Redis, Kubo, Helm, real processes)
 	npm run typecheck
 	npm run lint
-	tools/check-tools redis-server ipfs helm
+	tools/check-tools redis-server ipfs helm st
 	npm test
 
-tools: ## Build the Go tools the tests run (Kubo, Helm) into ~/.cache/frequency-gateway/bin, once
+tools: ## Build the tools the tests run (Kubo, Helm; schemathesis from PyPI) into ~/.cache/frequency-gateway, once
 	tools/install-kubo
 	tools/install-helm
+	tools/install-schemathesis
 
 typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every package and test
 	npm run typecheck
