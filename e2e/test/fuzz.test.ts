@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { findTool } from '@frequency-gateway/devstack';
 import { startLocalGateway, type LocalGateway } from '../src/index.js';
 
@@ -35,13 +38,18 @@ function fuzz(st: string, api: string, url: string): Promise<{ code: number | nu
   const args = ['run', `${url}/docs/swagger.json`, '--checks', CHECKS, '--max-examples', String(EXAMPLES)];
   args.push('--workers', '2', '--no-color', '--suppress-health-check', 'all', '--request-timeout', '20');
   args.push('--generation-database', 'none', '--seed', String(process.env.FUZZ_SEED ?? Date.now() % 1_000_000));
+  // Its working directory is its own: schemathesis keeps state there (.schemathesis/).
+  const cwd = mkdtempSync(join(tmpdir(), 'fuzz-'));
   return new Promise((resolve, reject) => {
-    const child = spawn(st, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(st, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output: `--- ${api}\n${output}` }));
+    child.once('exit', (code) => {
+      rmSync(cwd, { recursive: true, force: true });
+      resolve({ code, output: `--- ${api}\n${output}` });
+    });
   });
 }
 
