@@ -87,6 +87,8 @@ describe.each(['sr25519', 'ethereum'] as const)('a %s user revokes their delegat
       { ...request, signature: stranger.signTransactionPayload(request.payloadToSign as `0x${string}`) },
       /^signature: not a signature of payloadToSign/,
     );
+    // A provider that does not exist is a field of the body at fault, not a missing resource.
+    await reject({ ...request, providerId: '999999' }, /^providerId: no MSA 999999/);
     const retirement = await signed(user, `/v1/accounts/retireMsa/${user.accountId}`);
     await reject(
       { ...retirement, providerId: '1' },

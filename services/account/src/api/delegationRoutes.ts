@@ -57,9 +57,13 @@ export function delegationRoutes(options: WriteRouteOptions): Route[] {
   const finalizedQueries = async () =>
     fromChain(async () => ChainQueries.atFinalized((await chain.ready(chainWaitMs)).api));
 
-  /** The provider's MSA, checked to exist and to be a provider: 404 or 400 otherwise. */
-  const requireProvider = async (queries: ChainQueries, providerId: bigint) => {
-    if (!(await fromChain(() => queries.msaExists(providerId)))) throw notFound(`providerId: no MSA ${providerId}`);
+  /** The provider's MSA, checked to exist (`missing` otherwise: 404 for a path, 400 for a body) and to be a provider. */
+  const requireProvider = async (
+    queries: ChainQueries,
+    providerId: bigint,
+    missing: (message: string) => Error = notFound,
+  ) => {
+    if (!(await fromChain(() => queries.msaExists(providerId)))) throw missing(`providerId: no MSA ${providerId}`);
     if (!(await fromChain(() => queries.isProvider(providerId))))
       throw badRequest(`providerId: MSA ${providerId} is not a provider`);
   };
@@ -116,7 +120,7 @@ export function delegationRoutes(options: WriteRouteOptions): Route[] {
 /** GET the payload to revoke a delegation, and POST it signed. */
 function revocationRoutes(
   options: WriteRouteOptions,
-  requireProvider: (queries: ChainQueries, providerId: bigint) => Promise<void>,
+  requireProvider: (queries: ChainQueries, providerId: bigint, missing?: (message: string) => Error) => Promise<void>,
 ): Route[] {
   const { chain, chainWaitMs } = options;
   const call = (providerId: bigint) => ({ call: 'msa.revokeDelegationByDelegator' as const, providerId });
@@ -130,7 +134,7 @@ function revocationRoutes(
   ) => {
     const msaId = await fromChain(() => queries.msaIdOf(accountId));
     if (msaId === undefined) throw missing(`accountId: ${accountId} has no MSA`);
-    await requireProvider(queries, providerId);
+    await requireProvider(queries, providerId, missing);
     const delegation = await fromChain(() => queries.delegation(msaId, providerId));
     if (!delegation) throw missing(`MSA ${msaId} has no delegation to provider ${providerId}`);
     if (delegation.revokedAt !== 0)
