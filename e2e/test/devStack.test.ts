@@ -39,13 +39,16 @@ type Operation = { parameters?: unknown[]; requestBody?: unknown; responses: Rec
 
 /**
  * What a component's OpenAPI document leaves out of what it answers: a 400 for an operation that takes input
- * (validation answers it), a 431 anywhere (Node answers it for long headers), server-sent events typed as
- * anything but a text/event-stream string.
+ * (validation answers it), a 431 anywhere (Node answers it for long headers), server-sent events whose schema is
+ * not one event (an object whose `data` is a string), as generic OpenAPI 3.1 tools read an event stream.
  */
 async function undocumentedAnswers(base: string): Promise<string[]> {
   const document = (await (await fetch(`${base}/docs/swagger.json`)).json()) as {
     paths: Record<string, Record<string, Operation>>;
+    components?: { schemas?: Record<string, { properties?: { data?: { type?: string } } }> };
   };
+  const resolve = (schema?: { $ref?: string; properties?: { data?: { type?: string } } }) =>
+    schema?.$ref ? document.components?.schemas?.[schema.$ref.split('/').pop()!] : schema;
   return Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).flatMap(([method, { parameters, requestBody, responses }]) => {
       const missing = [...(parameters?.length || requestBody ? ['400'] : []), '431'].filter((s) => !responses[s]);
@@ -53,7 +56,7 @@ async function undocumentedAnswers(base: string): Promise<string[]> {
         Object.entries(content ?? {}).filter(([type]) => type.startsWith('text/event-stream')),
       );
       const mistyped = events.filter(
-        ([, media]) => (media as { schema?: { type?: string } }).schema?.type !== 'string',
+        ([, media]) => resolve((media as { schema?: { $ref?: string } }).schema)?.properties?.data?.type !== 'string',
       );
       return [...missing, ...mistyped.map(([type]) => type)].map((what) => `${method} ${path}: ${what}`);
     }),

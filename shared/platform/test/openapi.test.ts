@@ -130,14 +130,21 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.paths?.['/healthz']?.get?.responses ?? {})).toEqual(['200', '431']);
   });
 
-  it('types the server-sent events as text/event-stream, a string that is not JSON', () => {
+  it('types the server-sent events as text/event-stream, the schema describing one event as generic tools read it', () => {
     const document = buildOpenApiDocument({ title: 'Test', version: '1.0.0' }, routes);
     const events = document.paths?.['/v1/requests/{referenceId}/events']?.get as unknown as Operation;
     const content = events.responses['200']?.content ?? {};
     expect(Object.keys(content)).toEqual(['text/event-stream']);
-    expect(content['text/event-stream']?.schema).toMatchObject({
-      type: 'string',
-      description: expect.stringContaining('event: state'),
+    const schemas = document.components?.schemas as Record<string, unknown>;
+    expect(content['text/event-stream']?.schema).toEqual({ $ref: '#/components/schemas/RequestStateEvent' });
+    expect(schemas.RequestStateEvent).toMatchObject({
+      type: 'object',
+      properties: {
+        event: { type: 'string', enum: ['state'] },
+        id: { type: 'string' },
+        data: { type: 'string', contentMediaType: 'application/json' },
+      },
+      required: ['event', 'id', 'data'],
     });
     expect(events.responses['400']).toBeDefined();
   });

@@ -57,11 +57,23 @@ export function requestStatusRoutes(options: RequestRoutesOptions): Route[] {
         200: {
           description: 'A text/event-stream of `state` events, ending after a final state',
           contentType: 'text/event-stream',
-          schema: z.string().meta({
-            description:
-              'Server-sent events (not JSON): each `event: state` has `id:` the record version and `data:` the record as JSON, as GET /v1/requests/{referenceId} answers it; lines starting with `:` keep the stream open',
-            example: 'event: state\nid: 1\ndata: {"referenceId":"9f2c","state":"queued"}\n\n',
-          }),
+          // Before OpenAPI 3.2's itemSchema, the schema of an event stream describes one event (as generic
+          // tools read it): its `event`, `id` and `data` fields, the data a JSON document.
+          schema: z
+            .object({
+              event: z.literal('state'),
+              id: z.string().regex(/^\d+$/).describe('The record version'),
+              data: z.string().meta({
+                description: 'The record as JSON, as GET /v1/requests/{referenceId} answers it',
+                contentMediaType: 'application/json',
+              }),
+            })
+            .meta({
+              id: 'RequestStateEvent',
+              description:
+                'One server-sent event; lines starting with `:` between events keep the stream open and carry nothing',
+              example: { event: 'state', id: '1', data: '{"referenceId":"9f2c","state":"queued"}' },
+            }),
         },
         404: { description: 'No request with this referenceId' },
       },
