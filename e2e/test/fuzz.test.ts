@@ -14,7 +14,7 @@ import { startLocalGateway, type LocalGateway } from '../src/index.js';
  */
 const APIS = ['account-api', 'content-publishing-api', 'content-watcher-api'] as const;
 /** Test cases per operation and phase; the run reports how many requests the apis served. */
-const EXAMPLES = Number(process.env.FUZZ_EXAMPLES ?? 40);
+const EXAMPLES = Number(process.env.FUZZ_EXAMPLES ?? 60);
 const MIN_REQUESTS = Number(process.env.FUZZ_MIN_REQUESTS ?? 5000);
 /** The only destination the components may send webhooks to: a loopback address nothing else uses. */
 const ALLOWED_DESTINATION = '127.0.0.77';
@@ -36,7 +36,9 @@ function schemathesis(): string {
 /** Runs one schemathesis session; resolves with its exit code and output. */
 function fuzz(st: string, api: string, url: string): Promise<{ code: number | null; output: string }> {
   const args = ['run', `${url}/docs/swagger.json`, '--checks', CHECKS, '--max-examples', String(EXAMPLES)];
-  args.push('--workers', '2', '--no-color', '--suppress-health-check', 'all', '--request-timeout', '20');
+  // One worker: with several threads, CPython 3.11 fails now and then inside the fuzzer's own code generation
+  // ("AST constructor recursion depth mismatch"), which is no finding about the gateway.
+  args.push('--workers', '1', '--no-color', '--suppress-health-check', 'all', '--request-timeout', '20');
   args.push('--generation-database', 'none', '--seed', String(process.env.FUZZ_SEED ?? Date.now() % 1_000_000));
   // Its working directory is its own: schemathesis keeps state there (.schemathesis/).
   const cwd = mkdtempSync(join(tmpdir(), 'fuzz-'));
@@ -59,7 +61,8 @@ async function served(url: string): Promise<{ total: number; serverErrors: numbe
   let total = 0;
   let serverErrors = 0;
   for (const line of text.split('\n')) {
-    const match = /^http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
+    // Route labels hold braces themselves (/v1/content/{msaId}/broadcast): the labels end at the last one.
+    const match = /^http_request_duration_seconds_count\{(.*)\} (\d+)$/.exec(line);
     if (!match) continue;
     const count = Number(match[2]);
     total += count;
@@ -105,8 +108,8 @@ describe('fuzzing every api from its own OpenAPI document', () => {
   it(`answers ≥ ${MIN_REQUESTS} generated requests across the three apis with no 5xx, no undocumented response and no crash`, async () => {
     const st = schemathesis();
     const before = await Promise.all(APIS.map((api) => served(gateway.components[api]!.url)));
-    const runs = [];
-    // One api at a time: the machine has two cores, and the fuzzer's own workers use both.
+    const runs: { code: number | null; output: string }[] = [];
+    // One api at a time: the machine has two cores, and the apis and the devchain need them.
     for (const api of APIS) runs.push(await fuzz(st, api, gateway.components[api]!.url));
     const after = await Promise.all(APIS.map((api) => served(gateway.components[api]!.url)));
 
@@ -115,8 +118,9 @@ describe('fuzzing every api from its own OpenAPI document', () => {
       requests: after[index]!.total - before[index]!.total,
       serverErrors: after[index]!.serverErrors - before[index]!.serverErrors,
     }));
+    const cases = (output: string) => /(\d+) generated/.exec(output)?.[1] ?? '?';
     process.stdout.write(
-      `fuzz: ${requests.map((r) => `${r.api} ${r.requests} requests, ${r.serverErrors} 5xx`).join('; ')}; ` +
+      `fuzz: ${requests.map((r, i) => `${r.api} ${cases(runs[i]!.output)} cases, ${r.requests} requests, ${r.serverErrors} 5xx`).join('; ')}; ` +
         `webhooks sent to the allowed receiver: ${received.length}\n`,
     );
     // What schemathesis found, from its first report section (errors, then failures) on.
