@@ -151,17 +151,18 @@ test('the OpenAPI document has the reference paths and operationIds, and the ann
     ]),
   );
   expect(Object.keys(document.webhooks)).toEqual(['announcement']);
-  // Every route that takes a body documents the 400 it answers to a bad one.
+  // Every route that takes a body documents the 400 it answers to a bad one (and the platform's 413 for a body too
+  // large, 431 for headers too large, 503 while Redis is away).
   const withBody = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods)
       .filter(([, operation]) => operation.requestBody !== undefined)
       .map(([method, operation]) => [`${method} ${path}`, Object.keys(operation.responses).sort()]),
   );
   expect(Object.fromEntries(withBody)).toEqual({
-    'post /v1/scanner/reset': ['201', '400'],
-    'post /v1/scanner/options': ['201', '400'],
-    'post /v1/search': ['200', '400'],
-    'post /v1/webhooks': ['201', '400'],
+    'post /v1/scanner/reset': ['201', '400', '413', '431', '503'],
+    'post /v1/scanner/options': ['201', '400', '413', '431', '503'],
+    'post /v1/search': ['200', '400', '413', '431', '503'],
+    'post /v1/webhooks': ['201', '400', '413', '431', '503'],
   });
 });
 
