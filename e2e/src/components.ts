@@ -51,7 +51,8 @@ export async function startComponentProcess(
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Generous: on a loaded two-core machine, starting several TypeScript processes at once takes a while.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before answering`);
     if (
@@ -63,7 +64,7 @@ export async function startComponentProcess(
       break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${name} did not answer /livez within 60 s`);
+      throw new Error(`${name} did not answer /livez within 120 s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

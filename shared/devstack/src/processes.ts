@@ -54,7 +54,8 @@ export async function spawnServer(
   if (output && child.stdout) createInterface({ input: child.stdout }).on('line', (line) => output.push(line));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 60_000;
+  // Generous: on a loaded two-core machine, starting several TypeScript processes at once takes a while.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     const live = await fetch(`${url}/livez`).then(
@@ -62,7 +63,7 @@ export async function spawnServer(
       () => false,
     );
     if (live) break;
-    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start within 60 s`);
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start within 120 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const pid = child.pid as number;
