@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval] [--block-time 6000] [--finality-lag 0] [--genesis extra.json]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -13,6 +13,7 @@ function parse() {
       sealing: { type: 'string', default: 'instant' },
       'block-time': { type: 'string' },
       'finality-lag': { type: 'string', default: '0' },
+      'create-empty-blocks': { type: 'string', default: 'true' },
       genesis: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -25,11 +26,15 @@ function parse() {
     return text === undefined ? undefined : value;
   };
   const sealing = values.sealing;
-  if (sealing !== 'instant' && sealing !== 'interval') problems.push('--sealing must be instant or interval');
+  if (sealing !== 'instant' && sealing !== 'interval' && sealing !== 'manual')
+    problems.push('--sealing must be instant, interval or manual');
+  const createEmpty = values['create-empty-blocks'];
+  if (createEmpty !== 'true' && createEmpty !== 'false') problems.push('--create-empty-blocks must be true or false');
   const options = {
     port: integer('port', values.port, 0) ?? 9944,
     host: values.host ?? '127.0.0.1',
-    sealing: sealing as 'instant' | 'interval',
+    sealing: sealing as 'instant' | 'interval' | 'manual',
+    createEmptyBlocks: createEmpty !== 'false',
     blockTimeMs: integer('block-time', values['block-time'], 1),
     finalityLag: integer('finality-lag', values['finality-lag'], 0) ?? 0,
     genesis: values.genesis,
@@ -52,6 +57,7 @@ async function start(): Promise<Devchain> {
       host: options.host,
       sealing: options.sealing,
       finalityLag: options.finalityLag,
+      createEmptyBlocks: options.createEmptyBlocks,
       ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),

@@ -26,8 +26,13 @@ export interface DevchainOptions {
   port?: number;
   host?: string;
   sealing?: Sealing;
-  /** Interval sealing: time between blocks; instant sealing: pace of the blocks that let finality catch up. */
+  /** Interval sealing: time between blocks; instant sealing with a finality lag: pace of the blocks that let finality catch up. */
   blockTimeMs?: number;
+  /**
+   * Interval sealing: seal a block every block time even with nothing to include (true by default, unlike a
+   * node's `--sealing-create-empty-blocks`, so that block numbers advance as tests expect).
+   */
+  createEmptyBlocks?: boolean;
   /** How many blocks the finalized head trails the best block. */
   finalityLag?: number;
   now?: () => number;
@@ -127,6 +132,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     sealing: options.sealing ?? 'instant',
     blockTimeMs: options.blockTimeMs ?? (options.sealing === 'interval' ? facts.chain.blockTimeMs : 100),
     finalityLag: options.finalityLag ?? 0,
+    ...(options.createEmptyBlocks === undefined ? {} : { createEmptyBlocks: options.createEmptyBlocks }),
     endowed: [
       ...keyring.getPairs().map((pair) => ({ account: accountHex(pair), free: endowment })),
       ...(options.genesis?.providers ?? []).map((p) => ({ account: p.account, free: p.balance ?? endowment })),

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface DevchainProcessOptions {
   port?: number;
-  sealing?: 'instant' | 'interval';
+  sealing?: 'instant' | 'interval' | 'manual';
+  createEmptyBlocks?: boolean;
   blockTimeMs?: number;
   finalityLag?: number;
   /** An extra genesis document (JSON file path). */
@@ -30,6 +31,7 @@ export async function spawnDevchain(options: DevchainProcessOptions = {}): Promi
   args.push('--port', String(options.port ?? 0), '--sealing', options.sealing ?? 'instant');
   args.push('--finality-lag', String(options.finalityLag ?? 0));
   if (options.blockTimeMs !== undefined) args.push('--block-time', String(options.blockTimeMs));
+  if (options.createEmptyBlocks !== undefined) args.push('--create-empty-blocks', String(options.createEmptyBlocks));
   if (options.genesisFile !== undefined) args.push('--genesis', options.genesisFile);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {

@@ -10,17 +10,45 @@ import { checkExtrinsic, type ChainFacts, type Hex } from './extrinsic.js';
 import { TransactionPool, type TransactionStatus } from './pool.js';
 import { Overlay, VersionedState, type StateView } from './state.js';
 
-export type Sealing = 'instant' | 'interval';
+/**
+ * How blocks are made, as on a Frequency development node (`--sealing`): `instant` seals a block (empty blocks
+ * allowed, finalized at once) for every transaction that enters the pool ready; `interval` seals one every
+ * block time (finalized at once; an empty one only with `createEmptyBlocks`); `manual` seals only on
+ * `engine_createBlock`. `engine_createBlock` and `engine_finalizeBlock` work in every mode.
+ */
+export type Sealing = 'instant' | 'interval' | 'manual';
 
-// Long enough for a client on a loaded machine (CI runs several chains and services at once) to fetch the
-// block's events after hearing inBlock; 100 ms lost that race under load.
-const FINALITY_ANNOUNCEMENT_DELAY_MS = 250;
+/** A seal command, as manual seal's `EngineCommand::SealNewBlock`. */
+export interface SealCommand {
+  createEmpty: boolean;
+  finalize: boolean;
+  parentHash?: Hex;
+}
+
+/** Why a seal command made no block (manual seal's errors, with their RPC codes). */
+export class SealError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SealError';
+  }
+}
 
 export interface ChainOptions {
   sealing: Sealing;
-  /** Interval sealing: time between blocks. Instant sealing: time between the empty blocks that let finality catch up. */
+  /**
+   * Interval sealing: time between blocks. Instant sealing with a finality lag: time between the empty blocks
+   * that let finality catch up.
+   */
   blockTimeMs: number;
-  /** The finalized head trails the best block by this many blocks. */
+  /** Interval sealing: seal a block even when no transaction is ready (a node's `--sealing-create-empty-blocks`). */
+  createEmptyBlocks?: boolean;
+  /**
+   * The finalized head trails the best block by this many blocks when a seal finalizes (0, the node's
+   * behaviour: a block is final when it is made).
+   */
   finalityLag: number;
   /** Accounts and balances at genesis. */
   endowed: ReadonlyArray<{ account: AccountHex; free: bigint }>;
@@ -141,18 +169,88 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.runtime.storage.set(next, 'System', 'BlockHash', [this.best.number], this.best.hash);
     const checked = checkExtrinsic(this.runtime, this.facts, next, this.best.number + 1, bytes);
     const stop = watcher ? this.pool.watch(checked.hash, watcher) : undefined;
+    let ready: boolean;
     try {
-      this.pool.add(checked, checked.future);
+      ready = this.pool.add(checked, checked.future);
     } catch (error) {
       stop?.();
       throw error;
     }
-    if (this.options.sealing === 'instant' && !checked.future) this.scheduleSeal(0);
+    // As the node's instant sealing: every import into the ready queue asks for a block (so a burst of
+    // transactions makes one block with all of them, then empty ones).
+    if (this.options.sealing === 'instant' && ready)
+      void this.command({ createEmpty: true, finalize: true }).catch(() => undefined);
     return checked.hash;
   }
 
-  /** Seals the next block now with whatever is ready. */
-  seal(): Block {
+  private readonly commands: Array<{
+    command: SealCommand;
+    resolve: (block: Block) => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  private draining = false;
+
+  /**
+   * Queues a seal command (what `engine_createBlock` and the sealing modes send); commands run one at a time
+   * in order, each on its own turn of the event loop, and resolve with the block they made.
+   */
+  command(command: SealCommand): Promise<Block> {
+    return new Promise((resolve, reject) => {
+      if (this.stopped) return reject(new SealError(10_000, 'Server is shutting down'));
+      this.commands.push({ command, resolve, reject });
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(() => {
+      this.draining = false;
+      const next = this.commands.shift();
+      if (!next) return;
+      try {
+        next.resolve(this.runCommand(next.command));
+      } catch (error) {
+        next.reject(error);
+      }
+      if (this.commands.length > 0) this.drain();
+    });
+  }
+
+  private runCommand({ createEmpty, finalize, parentHash }: SealCommand): Block {
+    if (this.stopped) throw new SealError(10_000, 'Server is shutting down');
+    const ready = this.pool.ready((sender) => this.accountNonce(sender)).length;
+    if (!createEmpty && ready === 0)
+      throw new SealError(
+        12_000,
+        'Transaction pool is empty, set create_empty to true, if you want to create empty blocks',
+      );
+    if (parentHash !== undefined) {
+      const parent = this.blockByHash(parentHash);
+      if (!parent) throw new SealError(13_000, `Block not found: ${parentHash}`);
+      // One linear chain: building on anything but the best block would fork it.
+      if (parent.hash !== this.best.hash)
+        throw new SealError(
+          11_000,
+          `Block import failed: the devchain builds only on its best block ${this.best.hash}`,
+        );
+    }
+    return this.seal(finalize);
+  }
+
+  /**
+   * Finalizes `hash` and its ancestors (engine_finalizeBlock); a block already final stays so. Throws when
+   * the block is unknown.
+   */
+  finalizeBlock(hash: string): void {
+    const block = this.blockByHash(hash);
+    if (!block) throw new SealError(16_000, `Blockchain error: UnknownBlock: ${hash}`);
+    this.finalizeTo(block.number);
+  }
+
+  /** Seals the next block now with whatever is ready; `finalize` finalizes it (less the finality lag). */
+  seal(finalize = true): Block {
     const parent = this.best;
     const timestamp = Math.max(this.now(), parent.timestamp + 1);
     const report = this.options.onInternalError ?? ((error: unknown) => process.emitWarning(String(error)));
@@ -174,56 +272,58 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.inBlockAwaitingFinality.push(...included.map((hash) => ({ hash, block })));
     this.pool.prune(block.number + 1, (sender) => this.accountNonce(sender));
     this.emit('block', block);
-    this.advanceFinality();
+    // As manual seal imports a block with `finalized` set: final the moment it is made (less the lag).
+    if (finalize) this.finalizeTo(Math.max(0, block.number - this.options.finalityLag));
+    this.keepFinalityMoving();
     return block;
   }
 
   private readonly inBlockAwaitingFinality: Array<{ hash: Hex; block: Block }> = [];
 
-  private advanceFinality(): void {
-    const target = Math.max(0, this.best.number - this.options.finalityLag);
-    if (target <= this.finalizedNumber) return this.keepFinalityMoving();
-    // A client fetches a block's events when it hears inBlock; a finality announcement that comes before the
-    // fetch completes overtakes it (polkadot-js then drops the inBlock result), so it comes a moment later.
-    setTimeout(() => {
-      while (this.finalizedNumber < target) {
-        this.finalizedNumber++;
-        const block = this.blocks[this.finalizedNumber] as Block;
-        this.emit('finalized', block);
-        while (this.inBlockAwaitingFinality[0] && this.inBlockAwaitingFinality[0].block.number <= block.number) {
-          const settled = this.inBlockAwaitingFinality.shift() as { hash: Hex; block: Block };
-          this.pool.notify(settled.hash, { finalized: settled.block.hash });
-        }
+  private finalizeTo(target: number): void {
+    while (this.finalizedNumber < target) {
+      this.finalizedNumber++;
+      const block = this.blocks[this.finalizedNumber] as Block;
+      this.emit('finalized', block);
+      while (this.inBlockAwaitingFinality[0] && this.inBlockAwaitingFinality[0].block.number <= block.number) {
+        const settled = this.inBlockAwaitingFinality.shift() as { hash: Hex; block: Block };
+        this.pool.notify(settled.hash, { finalized: settled.block.hash });
       }
-      this.keepFinalityMoving();
-    }, FINALITY_ANNOUNCEMENT_DELAY_MS).unref();
+    }
   }
 
-  /** Instant sealing with a finality lag: empty blocks follow until finality reaches the last transaction. */
+  /**
+   * Instant sealing with a finality lag (a devchain option; a node has none): empty blocks follow, one per
+   * block time, until finality reaches the last transaction.
+   */
   private keepFinalityMoving(): void {
-    if (this.options.sealing !== 'instant' || this.inBlockAwaitingFinality.length === 0) return;
-    this.scheduleSeal(this.options.blockTimeMs);
-  }
-
-  private scheduleSeal(delayMs: number): void {
-    if (this.sealScheduled || this.stopped) return;
+    if (this.options.sealing !== 'instant' || this.options.finalityLag === 0) return;
+    if (this.inBlockAwaitingFinality.length === 0 || this.sealScheduled || this.stopped) return;
     this.sealScheduled = true;
     setTimeout(() => {
       this.sealScheduled = false;
-      if (!this.stopped) this.seal();
-    }, delayMs).unref();
+      if (!this.stopped) void this.command({ createEmpty: true, finalize: true }).catch(() => undefined);
+    }, this.options.blockTimeMs).unref();
   }
 
   private stopped = false;
 
   start(): void {
     this.stopped = false;
-    if (this.options.sealing === 'interval') this.timer = setInterval(() => this.seal(), this.options.blockTimeMs);
+    if (this.options.sealing === 'interval') {
+      const createEmpty = this.options.createEmptyBlocks ?? true;
+      this.timer = setInterval(() => {
+        // The node does not even try when nothing is ready and empty blocks are not wanted.
+        if (!createEmpty && this.pool.ready((sender) => this.accountNonce(sender)).length === 0) return;
+        void this.command({ createEmpty, finalize: true }).catch(() => undefined);
+      }, this.options.blockTimeMs);
+    }
   }
 
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
+    for (const pending of this.commands.splice(0)) pending.reject(new SealError(10_000, 'Server is shutting down'));
   }
 }
 

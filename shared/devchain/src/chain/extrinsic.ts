@@ -4,7 +4,7 @@ import { hexToU8a } from '@polkadot/util';
 import { accountOfAddress } from '../runtime/codecs.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { AccountHex } from '../runtime/context.js';
-import { INVALID, TransactionRejected } from '../runtime/errors.js';
+import { INVALID, TransactionRejected, UNKNOWN } from '../runtime/errors.js';
 import { readAccount, spendable } from '../pallets/balances.js';
 import { signatureParts, verifyExactly } from '@frequency-gateway/chain';
 import type { StateView } from './state.js';
@@ -61,7 +61,7 @@ export function checkExtrinsic(
     throw INVALID.call();
   }
   const signer = accountOfAddress(extrinsic.signer);
-  if (!signer) throw INVALID.badProof();
+  if (!signer) throw UNKNOWN.cannotLookup();
   const era = extrinsic.era;
   const birth = era.isMortalEra ? era.asMortalEra.birth(current) : 0;
   if (birth > current) throw INVALID.ancientBirthBlock();

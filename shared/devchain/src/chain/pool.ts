@@ -47,8 +47,9 @@ export class TransactionPool {
   /**
    * Adds a checked extrinsic. `ahead` when its nonce is ahead of the sender's account: it is still ready when
    * the pool holds a ready extrinsic for the nonce before it (a chain from the account nonce), else future.
+   * Returns whether it entered the ready queue.
    */
-  add(extrinsic: CheckedExtrinsic, ahead: boolean): void {
+  add(extrinsic: CheckedExtrinsic, ahead: boolean): boolean {
     if (this.byHash.has(extrinsic.hash)) throw INVALID.alreadyImported();
     const sender = extrinsic.signer as AccountHex;
     let nonces = this.bySender.get(sender);
@@ -69,6 +70,7 @@ export class TransactionPool {
     // A ready extrinsic may close the gap in front of waiting ones: they become ready now.
     if (!future)
       for (let next = extrinsic.nonce + 1; nonces.has(next); next++) this.promote(nonces.get(next) as CheckedExtrinsic);
+    return !future;
   }
 
   /** The extrinsics to try in the next block: per sender, consecutive nonces from its account nonce. */

@@ -2,7 +2,7 @@ import type { Header } from '@polkadot/types/interfaces';
 import { hexToU8a, isHex, u8aToHex } from '@polkadot/util';
 import { blake2AsHex, decodeAddress } from '@polkadot/util-crypto';
 import type { Block } from '../chain/blockBuilder.js';
-import type { Chain } from '../chain/chain.js';
+import { SealError, type Chain } from '../chain/chain.js';
 import type { Hex } from '../chain/extrinsic.js';
 import type { TransactionStatus } from '../chain/pool.js';
 import type { Key } from '../chain/state.js';
@@ -34,8 +34,10 @@ export interface SubscriptionSpec {
 export const NODE_NAME = 'frequency-devchain';
 export const NODE_VERSION = '2.0.1-devchain';
 
+/** A header as a node serializes it: the block number as a 0x-prefixed hex string, not a JSON number. */
 export function headerJson(header: Header): Record<string, unknown> {
-  return header.toJSON() as Record<string, unknown>;
+  const json = header.toJSON() as Record<string, unknown>;
+  return { ...json, number: `0x${header.number.toNumber().toString(16)}` };
 }
 
 /**
@@ -160,7 +162,47 @@ export class RpcMethods {
       author_submitExtrinsic: ([extrinsic]) => this.submit(extrinsic),
       ...frequencyMethods(chain, (at) => this.block(at)),
       author_pendingExtrinsics: () => chain.pool.pending().map((xt) => u8aToHex(xt.bytes)),
+      engine_createBlock: async ([createEmpty, finalize, parentHash]) => {
+        if (typeof createEmpty !== 'boolean' || typeof finalize !== 'boolean')
+          throw invalidParams('create_empty and finalize must be booleans');
+        if (
+          parentHash !== undefined &&
+          parentHash !== null &&
+          (typeof parentHash !== 'string' || !isHex(parentHash, 256))
+        )
+          throw invalidParams('parent_hash must be 0x-prefixed 32 bytes');
+        const block = await this.seal(() =>
+          chain.command({ createEmpty, finalize, ...(parentHash ? { parentHash: parentHash as Hex } : {}) }),
+        );
+        // manual seal's CreatedBlock: the hash and the import's ImportedAux (serde field names).
+        return {
+          hash: block.hash,
+          aux: {
+            header_only: false,
+            clear_justification_requests: false,
+            needs_justification: false,
+            bad_justification: false,
+            is_new_best: true,
+          },
+          proof_size: 0,
+        };
+      },
+      engine_finalizeBlock: async ([hash]) => {
+        if (typeof hash !== 'string' || !isHex(hash, 256)) throw invalidParams('hash must be 0x-prefixed 32 bytes');
+        await this.seal(async () => chain.finalizeBlock(hash));
+        return true;
+      },
     };
+  }
+
+  /** Runs a sealing step, turning manual seal's errors into RPC errors with their codes. */
+  private async seal<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof SealError) throw new RpcError(error.code, error.message);
+      throw error;
+    }
   }
 
   private submit(extrinsic: unknown, watcher?: (status: TransactionStatus) => void): Hex {

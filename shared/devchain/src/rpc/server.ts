@@ -48,13 +48,13 @@ export async function serveRpc(methods: RpcMethods, options: RpcServerOptions): 
     for (const name of [spec.unsubscribe, ...(spec.aliases?.unsubscribe ?? [])]) byUnsubscribe.set(name, spec);
   }
 
-  const call = (request: Request, connection?: { socket: WebSocket; subscriptions: Map<string, () => void> }) => {
+  const call = async (request: Request, connection?: { socket: WebSocket; subscriptions: Map<string, () => void> }) => {
     const method = String(request.method);
     const params = Array.isArray(request.params) ? (request.params as unknown[]) : [];
     const reply = (body: Record<string, unknown>) => ({ jsonrpc: '2.0', id: request.id ?? null, ...body });
     try {
       const handler = methods.handlers[method];
-      if (handler) return reply({ result: handler(params) ?? null });
+      if (handler) return reply({ result: (await handler(params)) ?? null });
       const subscribe = bySubscribe.get(method);
       if (subscribe && connection) {
         const id = randomBytes(8).toString('hex');
@@ -98,13 +98,24 @@ export async function serveRpc(methods: RpcMethods, options: RpcServerOptions): 
       return undefined;
     }
   };
-  const answer = (text: string, connection?: Parameters<typeof call>[1]) => {
+  const answer = async (text: string, connection?: Parameters<typeof call>[1]) => {
     const request = parse(text);
     if (request === undefined) return { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
-    return Array.isArray(request) ? request.map((one) => call(one, connection)) : call(request, connection);
+    return Array.isArray(request)
+      ? Promise.all(request.map((one) => call(one, connection)))
+      : call(request, connection);
   };
 
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && (path === '/health' || path === '/health/readiness')) {
+      // A node's health endpoints on the RPC port: system_health as JSON, and readiness as a bare 200 (a
+      // development node wants no peers, so it is always ready once it serves).
+      const health = methods.handlers.system_health?.([]);
+      if (path === '/health') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
+      else res.writeHead(200).end();
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -112,14 +123,20 @@ export async function serveRpc(methods: RpcMethods, options: RpcServerOptions): 
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer(body)));
+      void answer(body).then((result) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(result));
+      });
     });
   });
   const sockets = new WebSocketServer({ server: http, maxPayload: 16 * 1024 * 1024 });
   sockets.on('connection', (socket) => {
     const connection = { socket, subscriptions: new Map<string, () => void>() };
-    socket.on('message', (data) => socket.send(JSON.stringify(answer(data.toString(), connection))));
+    socket.on('message', (data) => {
+      void answer(data.toString(), connection).then((result) => {
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(result));
+      });
+    });
     socket.on('close', () => {
       for (const stop of connection.subscriptions.values()) stop();
       connection.subscriptions.clear();

@@ -1,10 +1,18 @@
 import type { Codec } from '@polkadot/types/types';
+import { u8aToHex } from '@polkadot/util';
+import { ethereumAccountId } from '@frequency-gateway/chain';
 import type { AccountHex } from './context.js';
 
-/** The account of a MultiAddress when it is the `Id` variant (the only one the runtime resolves). */
+/**
+ * The account of a MultiAddress as Frequency's EthereumCompatibleAccountIdLookup resolves it: `Id` as is,
+ * `Address20` (an Ethereum address) as its Ethereum-style AccountId32 (the address then twelve 0xEE bytes);
+ * any other variant does not resolve.
+ */
 export function accountOfAddress(address: Codec): AccountHex | undefined {
   const value = address as unknown as { type?: string; value?: Codec };
   if (value.type === 'Id' && value.value) return value.value.toHex() as AccountHex;
+  if (value.type === 'Address20' && value.value)
+    return u8aToHex(ethereumAccountId(value.value.toU8a(true))) as AccountHex;
   return undefined;
 }
 
