@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDevchain } from '../src/devchain.js';
 
@@ -49,6 +49,12 @@ if (!folder) {
   process.exit(2);
 }
 const fileTimeoutMs = Number(values['file-timeout']) * 1000;
+// The suite names each file's funding key after its path below a folder called `e2e` (its place in the
+// repository); elsewhere the keys it funds and the keys its files use differ.
+if (basename(resolve(folder)) !== 'e2e') {
+  process.stderr.write(`frequency-e2e: the folder must be Frequency's e2e folder, named e2e (got ${folder})\n`);
+  process.exit(2);
+}
 
 /** The suite's own selection (.mocharc.json): every *.test.ts outside node_modules and load-tests. */
 function testFiles(dir: string): string[] {
@@ -64,9 +70,18 @@ function testFiles(dir: string): string[] {
 
 const scratch = mkdtempSync(join(tmpdir(), 'frequency-e2e-'));
 
-/** The dry run's configuration: the suite's test loader without its global and root hooks (which need a chain). */
+/**
+ * The suite's own mocha configuration without its `spec` (mocha would add every file of it to the one asked
+ * for) and run serially; the dry run's also without the global and root hooks, which need a chain.
+ */
+const suiteConfig = JSON.parse(readFileSync(join(folder, '.mocharc.json'), 'utf8')) as Record<string, unknown>;
+delete suiteConfig.spec;
+delete suiteConfig.parallel;
+const runConfig = join(scratch, 'run.mocharc.json');
+writeFileSync(runConfig, JSON.stringify(suiteConfig));
 const dryConfig = join(scratch, 'dry-run.mocharc.json');
-writeFileSync(dryConfig, JSON.stringify({ extension: ['ts'], import: 'tsx/esm', exit: true }));
+const { require: _hooks, ...withoutHooks } = suiteConfig;
+writeFileSync(dryConfig, JSON.stringify(withoutHooks));
 
 /** Runs mocha on `files` against a fresh devchain; resolves with its JSON report (undefined if it wrote none). */
 async function runMocha(files: string[], extra: string[]): Promise<{ report?: MochaReport; output: string }> {
@@ -151,7 +166,7 @@ for (const file of selected) {
     process.stderr.write(`${name}: does not load (its imports fail)\n`);
     continue;
   }
-  const { report, output } = await runMocha([file], []);
+  const { report, output } = await runMocha([file], ['--config', runConfig]);
   const tests = declared.get(name) ?? 0;
   const passed = report?.stats.passes ?? 0;
   const pending = report?.stats.pending ?? 0;
