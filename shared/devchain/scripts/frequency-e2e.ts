@@ -80,7 +80,8 @@ delete suiteConfig.parallel;
 const runConfig = join(scratch, 'run.mocharc.json');
 writeFileSync(runConfig, JSON.stringify(suiteConfig));
 const dryConfig = join(scratch, 'dry-run.mocharc.json');
-const { require: _hooks, ...withoutHooks } = suiteConfig;
+const withoutHooks = { ...suiteConfig };
+delete withoutHooks.require;
 writeFileSync(dryConfig, JSON.stringify(withoutHooks));
 
 /** Runs mocha on `files` against a fresh devchain; resolves with its JSON report (undefined if it wrote none). */

@@ -46,6 +46,13 @@ export function capacityFee(innerCalls: number, length: number): CapacityFee {
   return { baseFee: 107_575n, adjustedWeightFee: 340_386n * BigInt(innerCalls), lenFee: 10_000n * BigInt(length) };
 }
 
+/**
+ * The runtime's WeightToFee: ExtrinsicBaseWeight (101,017,000 ref_time in v2.0.1's benchmarks) costs 0.1 CENT
+ * = 100,000 planck, linearly (no fee multiplier on a development chain).
+ */
+export const weightToFee = (refTime: bigint): bigint => (refTime * 100_000n) / EXTRINSIC_BASE_WEIGHT;
+const EXTRINSIC_BASE_WEIGHT = 101_017_000n;
+
 export const totalFee = (fee: CapacityFee) => fee.baseFee + fee.adjustedWeightFee + fee.lenFee;
 
 export function innerCalls(call: Call): Call[] {

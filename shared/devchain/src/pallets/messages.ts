@@ -1,7 +1,8 @@
 import type { Codec } from '@polkadot/types/types';
-import { hexToU8a, stringToU8a, u8aToHex, u8aToString } from '@polkadot/util';
+import { hexToU8a, stringToU8a, u8aToHex } from '@polkadot/util';
+import { bases } from 'multiformats/basics';
 import { CID } from 'multiformats/cid';
-import { numberOf, someOf } from '../runtime/codecs.js';
+import { msaIdOf, numberOf, someOf } from '../runtime/codecs.js';
 import type { AccountHex, DispatchContext, PalletRuntime } from '../runtime/context.js';
 import { DispatchFailure, ModuleError } from '../runtime/errors.js';
 import { msaOf, type Reader } from './msa/accounts.js';
@@ -11,22 +12,40 @@ import { intentInfo, schemaInfo } from './schemas/info.js';
 const SHA2_256 = 0x12;
 const BLAKE3 = 0x1e;
 
+/** Every multibase the runtime's decoder knows, by prefix character. */
+const MULTIBASE_DECODERS = new Map(Object.values(bases).map((base) => [base.prefix as string, base.decoder]));
+const MULTIBASE = {
+  decode(text: string): Uint8Array {
+    const decoder = MULTIBASE_DECODERS.get(String.fromCodePoint(text.codePointAt(0) as number));
+    if (!decoder) throw new Error('unknown multibase');
+    return decoder.decode(text);
+  },
+};
+
 /**
- * The binary form of a CID given as a multibase string: CIDv1 only (a "Qm…" v0 CID is refused), with a
- * sha2-256 or blake3 multihash, as the runtime's CID check requires.
+ * The binary form of a CID given as a multibase string, as the runtime's `validate_cid` takes it: UTF-8, longer
+ * than two characters, not a "Qm…" CIDv0 string, any multibase, a parsable CID with a sha2-256 or blake3
+ * multihash.
  */
 export function cidBytes(text: Uint8Array): Uint8Array {
-  let cid: CID;
-  const value = u8aToString(text);
-  if (value.startsWith('Qm')) throw new ModuleError('Messages', 'UnsupportedCidVersion');
+  let value: string;
   try {
-    cid = CID.parse(value);
+    value = new TextDecoder('utf-8', { fatal: true }).decode(text);
   } catch {
     throw new ModuleError('Messages', 'InvalidCid');
   }
-  if (cid.version !== 1) throw new ModuleError('Messages', 'UnsupportedCidVersion');
+  if (value.length <= 2) throw new ModuleError('Messages', 'InvalidCid');
+  if (value.startsWith('Qm')) throw new ModuleError('Messages', 'UnsupportedCidVersion');
+  let bytes: Uint8Array;
+  let cid: CID;
+  try {
+    bytes = MULTIBASE.decode(value);
+    cid = CID.decode(bytes);
+  } catch {
+    throw new ModuleError('Messages', 'InvalidCid');
+  }
   if (cid.multihash.code !== SHA2_256 && cid.multihash.code !== BLAKE3) throw new ModuleError('Messages', 'InvalidCid');
-  return cid.bytes;
+  return bytes;
 }
 
 const sender = (context: DispatchContext): AccountHex => {
@@ -80,7 +99,7 @@ export function messagesPallet(maxPayloadBytes: number): PalletRuntime {
         const info = schemaFor(context, schemaId, 'OnChain');
         const provider = providerOf(context);
         const onBehalfOf = someOf(args.onBehalfOf as Codec);
-        const msaId = onBehalfOf === undefined ? provider : numberOf(onBehalfOf);
+        const msaId = onBehalfOf === undefined ? provider : msaIdOf(onBehalfOf);
         if (onBehalfOf !== undefined && !isGranted(context, msaId, provider, info.intentId, context.blockNumber)) {
           throw new ModuleError('Messages', 'UnAuthorizedDelegate');
         }

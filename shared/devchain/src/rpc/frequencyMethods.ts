@@ -1,10 +1,11 @@
 import { hexToU8a, isHex, stringCamelCase, u8aToHex, u8aToString } from '@polkadot/util';
-import { encodeAddress } from '@polkadot/util-crypto';
+import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import type { GenericExtrinsic } from '@polkadot/types';
 import type { Chain } from '../chain/chain.js';
 import type { Block } from '../chain/blockBuilder.js';
 import { capacityFee, innerCalls, CAPACITY_ELIGIBLE } from '../pallets/frequencyTxPayment.js';
-import { isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
+import { delegationResponse, delegationsOf, isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
+import type { AccountHex } from '../runtime/context.js';
 import { numberOf } from '../runtime/codecs.js';
 import { isValidPagination, messagesByIntent } from '../pallets/messages.js';
 import { intentInfo, schemaResponse } from '../pallets/schemas/info.js';
@@ -15,6 +16,14 @@ import { RpcError, invalidParams } from './errors.js';
 import { StatefulReadError, itemizedStorage, paginatedStorage } from '../pallets/statefulStorage/queries.js';
 
 type Handler = (params: unknown[]) => unknown;
+
+/** DelegationGrant as the node serializes it: the id under both its old and its new name. */
+const grantJson = (grant: { grantedId: number; revokedAt: number; explicitRevokedAt: number }) => ({
+  schema_id: grant.grantedId,
+  granted_id: grant.grantedId,
+  revoked_at: grant.revokedAt,
+  explicit_revoked_at: grant.explicitRevokedAt,
+});
 
 const toNumber = (value: unknown, name: string): number => {
   const number = typeof value === 'string' ? Number(value) : value;
@@ -61,6 +70,57 @@ export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): R
             : isGranted(view, delegatorId, providerId, intents, at);
         return [delegatorId, valid];
       });
+    },
+    msa_grantedSchemaIdsByMsaId: ([delegator, provider]) => {
+      const response = delegationResponse(
+        reader(chain.best),
+        toNumber(delegator, 'delegator_msa_id'),
+        toNumber(provider, 'provider_msa_id'),
+      );
+      return response ? response.permissions.map(grantJson) : null;
+    },
+    msa_getAllGrantedDelegationsByMsaId: ([delegator]) =>
+      delegationsOf(reader(chain.best), toNumber(delegator, 'delegator_msa_id')).map((response) => ({
+        provider_id: response.providerId,
+        permissions: response.permissions.map(grantJson),
+        revoked_at: response.revokedAt,
+      })),
+    frequency_getEvents: ([at]) => {
+      if (typeof at !== 'string') throw invalidParams('at must be a block hash');
+      const records = runtime.storage.get(chain.stateAt(block(at)), 'System', 'Events') as unknown as Array<{
+        phase: { isApplyExtrinsic: boolean; asApplyExtrinsic: { toNumber(): number } };
+        event: { toU8a(): Uint8Array };
+      }>;
+      // RpcEvent: the phase's extrinsic index (null outside ApplyExtrinsic), the pallet and event indices and
+      // the event's fields, SCALE-encoded.
+      return [...records].map((record) => {
+        const bytes = record.event.toU8a();
+        return {
+          phase: record.phase.isApplyExtrinsic ? record.phase.asApplyExtrinsic.toNumber() : null,
+          pallet: bytes[0],
+          event: bytes[1],
+          data: u8aToHex(bytes.slice(2)),
+        };
+      });
+    },
+    frequency_getMissingNonceValues: ([account]) => {
+      if (typeof account !== 'string') throw invalidParams('account must be an address');
+      const who = u8aToHex(decodeAddress(account)) as AccountHex;
+      // As the node: walk the ready chain from the account nonce, then list the gaps before each future nonce.
+      const mine = chain.pool.pending().filter((xt) => xt.signer === who);
+      const ready = new Set(chain.pool.ready((sender) => chain.accountNonce(sender)).map((xt) => xt.hash));
+      let next = chain.accountNonce(who);
+      for (const xt of mine.filter((x) => ready.has(x.hash)).sort((a, b) => a.nonce - b.nonce))
+        if (xt.nonce === next) next += 1;
+      const missing: number[] = [];
+      for (const future of mine
+        .filter((x) => !ready.has(x.hash))
+        .map((x) => x.nonce)
+        .sort((a, b) => a - b)) {
+        while (next < future && missing.length < 1000) missing.push(next++);
+        next += 1;
+      }
+      return missing;
     },
     msa_getKeysByMsaId: ([msaId]) => {
       const id = toNumber(msaId, 'msa_id');

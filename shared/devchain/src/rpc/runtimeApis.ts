@@ -8,8 +8,15 @@ import { isValidHandle } from '../pallets/handles/rules.js';
 import { messagesByIntent, type BlockPagination } from '../pallets/messages.js';
 import type { Reader } from '../pallets/msa/accounts.js';
 import { delegationResponse, delegationsOf, isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
-import { intentResponse, registeredEntitiesByName, schemaResponse } from '../pallets/schemas/info.js';
-import { numberOf, someOf } from '../runtime/codecs.js';
+import {
+  intentGroupResponse,
+  intentResponse,
+  registeredEntitiesByName,
+  schemaResponse,
+  schemaVersionsByName,
+} from '../pallets/schemas/info.js';
+import { bigintOf, msaIdOf, numberOf, someOf } from '../runtime/codecs.js';
+import { checksummed, isMsaEthereumAddress, msaEthereumAddress } from '../pallets/msa/ethereumAddress.js';
 import { ModuleError } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import {
@@ -24,12 +31,14 @@ export type RuntimeApiMethod = (reader: Reader & { block: Block; runtime: Runtim
 
 const u8a = (codec: Codec | undefined) => (codec as Codec).toU8a(true);
 const num = (codec: Codec | undefined) => numberOf(codec as Codec);
+/** An MSA id argument (u64): one beyond 2^53 names no MSA (see msaIdOf). */
+const msa = (codec: Codec | undefined) => msaIdOf(codec as Codec);
 
 /** The Frequency runtime APIs the devchain answers, by `Api_method` name. */
 export function frequencyRuntimeApis(suffixes: SuffixRange): Record<string, RuntimeApiMethod> {
   return {
     HandlesRuntimeApi_get_handle_for_msa: (r, [msaId]) => {
-      const handle = handleForMsa(r, num(msaId));
+      const handle = handleForMsa(r, msa(msaId));
       return handle && { ...handle, baseHandle: new TextEncoder().encode(handle.baseHandle) };
     },
     HandlesRuntimeApi_get_msa_for_handle: (r, [display]) => msaForHandle(r, u8a(display)) ?? null,
@@ -40,31 +49,40 @@ export function frequencyRuntimeApis(suffixes: SuffixRange): Record<string, Runt
     MsaRuntimeApi_has_delegation: (r, [delegator, provider, at, intent]) => {
       const intentId = someOf(intent as Codec);
       return intentId === undefined
-        ? isActive(readDelegation(r, num(delegator), num(provider)), num(at))
-        : isGranted(r, num(delegator), num(provider), numberOf(intentId), num(at));
+        ? isActive(readDelegation(r, msa(delegator), msa(provider)), num(at))
+        : isGranted(r, msa(delegator), msa(provider), numberOf(intentId), num(at));
     },
     MsaRuntimeApi_get_delegation_for_msa_and_provider: (r, [delegator, provider]) =>
-      delegationResponse(r, num(delegator), num(provider)) ?? null,
+      delegationResponse(r, msa(delegator), msa(provider)) ?? null,
     MsaRuntimeApi_get_granted_schemas_by_msa_id: (r, [delegator, provider]) =>
-      delegationResponse(r, num(delegator), num(provider))?.permissions ?? null,
-    MsaRuntimeApi_get_all_granted_delegations_by_msa_id: (r, [delegator]) => delegationsOf(r, num(delegator)),
+      delegationResponse(r, msa(delegator), msa(provider))?.permissions ?? null,
+    MsaRuntimeApi_get_all_granted_delegations_by_msa_id: (r, [delegator]) => delegationsOf(r, msa(delegator)),
+    // Pure functions of the id: the full u64 is used.
+    MsaRuntimeApi_get_ethereum_address_for_msa_id: (_r, [msaId]) => {
+      const address = msaEthereumAddress(bigintOf(msaId as Codec));
+      return { accountId: address, accountIdChecksummed: checksummed(address) };
+    },
+    MsaRuntimeApi_validate_eth_address_for_msa: (_r, [address, msaId]) =>
+      isMsaEthereumAddress(u8a(address), bigintOf(msaId as Codec)),
 
     SchemasRuntimeApi_get_schema_by_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
     SchemasRuntimeApi_get_by_schema_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
     SchemasRuntimeApi_get_intent_by_id: (r, [intentId, include]) =>
       intentResponse(r, num(intentId), (include as unknown as { isTrue: boolean }).isTrue) ?? null,
     SchemasRuntimeApi_get_registered_entities_by_name: (r, [name]) => registeredEntitiesByName(r, u8a(name)) ?? null,
+    SchemasRuntimeApi_get_schema_versions_by_name: (r, [name]) => schemaVersionsByName(r, u8a(name)) ?? null,
+    SchemasRuntimeApi_get_intent_group_by_id: (r, [groupId]) => intentGroupResponse(r, num(groupId)) ?? null,
     StatefulStorageRuntimeApi_get_itemized_storage_v2: (r, [msaId, intentId]) =>
-      statefulResult(r.runtime, () => itemizedStorage(r, num(msaId), num(intentId))),
+      statefulResult(r.runtime, () => itemizedStorage(r, msa(msaId), num(intentId))),
     StatefulStorageRuntimeApi_get_paginated_storage_v2: (r, [msaId, intentId]) =>
-      statefulResult(r.runtime, () => paginatedStorage(r, num(msaId), num(intentId))),
+      statefulResult(r.runtime, () => paginatedStorage(r, msa(msaId), num(intentId))),
     StatefulStorageRuntimeApi_get_itemized_storage: (r, [msaId, schemaId]) =>
       statefulResult(r.runtime, () => {
-        const { intentId, ...page } = itemizedStorage(r, num(msaId), intentOfSchema(r, num(schemaId)));
+        const { intentId, ...page } = itemizedStorage(r, msa(msaId), intentOfSchema(r, num(schemaId)));
         return { ...page, schemaId: num(schemaId), intentId };
       }),
     StatefulStorageRuntimeApi_get_paginated_storage: (r, [msaId, schemaId]) =>
-      statefulResult(r.runtime, () => paginatedStorage(r, num(msaId), intentOfSchema(r, num(schemaId)))),
+      statefulResult(r.runtime, () => paginatedStorage(r, msa(msaId), intentOfSchema(r, num(schemaId)))),
     MessagesRuntimeApi_get_schema_by_id: (r, [schemaId]) => schemaResponse(r, num(schemaId)) ?? null,
     MessagesRuntimeApi_get_messages_by_intent_id: (r, [intentId, pagination]) =>
       messagesByIntent(r, num(intentId), (pagination as Codec).toJSON() as unknown as BlockPagination),

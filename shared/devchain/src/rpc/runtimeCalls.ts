@@ -5,6 +5,9 @@ import type { Chain } from '../chain/chain.js';
 import { feeOf, paysFromBalance, type Hex } from '../chain/extrinsic.js';
 import type { AccountHex } from '../runtime/context.js';
 import { RpcError } from './errors.js';
+import type { Codec } from '@polkadot/types/types';
+import { bigintOf } from '../runtime/codecs.js';
+import { weightToFee } from '../pallets/frequencyTxPayment.js';
 import { callRuntimeApi, type RuntimeApiMethod } from './runtimeApis.js';
 
 const WEIGHT = { refTime: 100_000_000, proofSize: 0 };
@@ -37,6 +40,10 @@ export function runtimeCall(
     case 'AccountNonceApi_account_nonce': {
       const account = registry.createType('AccountId32', data).toHex() as AccountHex;
       return encode('u32', chain.accountNonce(account, block));
+    }
+    case 'TransactionPaymentApi_query_weight_to_fee': {
+      const weight = registry.createType('SpWeightsWeightV2Weight', data) as unknown as { refTime: Codec };
+      return encode('u128', weightToFee(bigintOf(weight.refTime)));
     }
     case 'TransactionPaymentApi_query_info':
     case 'TransactionPaymentApi_query_fee_details': {

@@ -25,3 +25,13 @@ export function someOf<T = Codec>(option: Codec): T | undefined {
   const value = option as unknown as { isSome: boolean; unwrap(): T };
   return value.isSome ? value.unwrap() : undefined;
 }
+
+/**
+ * An MSA id (u64) given by a caller. Ids the chain creates are sequential and far below 2^53, so an id beyond
+ * JavaScript's safe integers can name no MSA: it is read as 2^53 − 1, which no MSA has either, instead of
+ * failing (the runtime simply finds nothing for it).
+ */
+export function msaIdOf(value: Codec): number {
+  const id = bigintOf(value);
+  return id > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(id);
+}

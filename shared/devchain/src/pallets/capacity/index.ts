@@ -1,5 +1,5 @@
 import type { Codec } from '@polkadot/types/types';
-import { bigintOf, numberOf, someOf } from '../../runtime/codecs.js';
+import { bigintOf, numberOf, someOf, msaIdOf } from '../../runtime/codecs.js';
 import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
 import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
 import { readAccount, writeAccount } from '../balances.js';
@@ -177,12 +177,12 @@ export function capacityPallet(constants: CapacityConstants): PalletRuntime {
     name: 'Capacity',
     calls: {
       stake: (context, args) =>
-        void stake(context, signed(context), numberOf(args.target as Codec), bigintOf(args.amount as Codec), constants),
+        void stake(context, signed(context), msaIdOf(args.target as Codec), bigintOf(args.amount as Codec), constants),
       unstake: (context, args) =>
         unstake(
           context,
           signed(context),
-          numberOf(args.target as Codec),
+          msaIdOf(args.target as Codec),
           bigintOf(args.requestedAmount as Codec),
           constants,
         ),

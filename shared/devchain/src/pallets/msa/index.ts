@@ -1,5 +1,5 @@
 import type { Codec } from '@polkadot/types/types';
-import { numberOf } from '../../runtime/codecs.js';
+import { bigintOf, msaIdOf, numberOf } from '../../runtime/codecs.js';
 import type { AccountHex, CallArgs, DispatchContext, PalletRuntime, ValidationContext } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError } from '../../runtime/errors.js';
 import { verifyPayloadSignature } from '@frequency-gateway/chain';
@@ -62,7 +62,7 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
     if (!verifyPayloadSignature(delegatorKey, args.proof as Codec, payload, 'AddProvider'))
       throw new ModuleError('Msa', signatureError);
     register(context, args.proof as Codec, numberOf(payload.expiration));
-    return { delegatorKey, authorized: numberOf(payload.authorizedMsaId), intents: payload.intentIds.map(numberOf) };
+    return { delegatorKey, authorized: msaIdOf(payload.authorizedMsaId), intents: payload.intentIds.map(numberOf) };
   };
 
   const providerEntry = (name: Codec) => ({
@@ -124,10 +124,10 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
       },
 
       revokeDelegationByDelegator: (context, args) =>
-        revokeDelegation(context, requireMsa(context, signed(context)), numberOf(args.providerMsaId as Codec)),
+        revokeDelegation(context, requireMsa(context, signed(context)), msaIdOf(args.providerMsaId as Codec)),
 
       revokeDelegationByProvider: (context, args) =>
-        revokeDelegation(context, numberOf(args.delegator as Codec), requireMsa(context, signed(context))),
+        revokeDelegation(context, msaIdOf(args.delegator as Codec), requireMsa(context, signed(context))),
 
       addPublicKeyToMsa: (context, args) => {
         signed(context);
@@ -145,7 +145,7 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
         register(context, args.msaOwnerProof as Codec, numberOf(payload.expiration));
         register(context, args.newKeyOwnerProof as Codec, numberOf(payload.expiration));
         const msaId = requireMsa(context, owner);
-        if (msaId !== numberOf(payload.msaId)) throw new ModuleError('Msa', 'NotMsaOwner');
+        if (BigInt(msaId) !== bigintOf(payload.msaId)) throw new ModuleError('Msa', 'NotMsaOwner');
         addKey(context, msaId, newKey, limits.maxPublicKeysPerMsa);
         context.deposit('Msa', 'PublicKeyAdded', { msaId, key: newKey });
       },
@@ -169,13 +169,13 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
       revokeDelegationByDelegator: (context, args) => {
         const delegator = msaOf(context, context.signer);
         if (delegator === undefined) throw INVALID.custom(VALIDITY.invalidMsaKey);
-        const delegation = readDelegation(context, delegator, numberOf(args.providerMsaId as Codec));
+        const delegation = readDelegation(context, delegator, msaIdOf(args.providerMsaId as Codec));
         if (!isActive(delegation, context.blockNumber)) throw INVALID.custom(VALIDITY.invalidDelegation);
       },
       revokeDelegationByProvider: (context, args) => {
         const provider = msaOf(context, context.signer);
         if (provider === undefined) throw INVALID.custom(VALIDITY.invalidMsaKey);
-        const delegation = readDelegation(context, numberOf(args.delegator as Codec), provider);
+        const delegation = readDelegation(context, msaIdOf(args.delegator as Codec), provider);
         if (!isActive(delegation, context.blockNumber)) throw INVALID.custom(VALIDITY.invalidDelegation);
       },
       deleteMsaPublicKey: (context, args) => {

@@ -6,6 +6,7 @@ import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
 import type { RuntimeFacts } from '../../runtime/facts.js';
 import { SETTING_BITS, intentInfo, nameKey } from './info.js';
 import { parseSchemaName } from './names.js';
+import { isParquetModel } from './parquetModel.js';
 
 interface IntentFact {
   intentId: number;
@@ -83,20 +84,6 @@ function writeGenesis(context: BlockHookContext, genesis: SchemasGenesis, models
   storage.set(state, 'Schemas', 'GovernanceSchemaModelMaxBytes', [], genesis.governanceSchemaModelMaxBytes);
 }
 
-/** A Parquet model is a JSON array of columns, each with a name and a column type. */
-function isParquetModel(value: unknown): boolean {
-  return (
-    Array.isArray(value) &&
-    value.every(
-      (column) =>
-        typeof column === 'object' &&
-        column !== null &&
-        typeof (column as { name?: unknown }).name === 'string' &&
-        (column as { column_type?: unknown }).column_type !== undefined,
-    )
-  );
-}
-
 function checkModel(model: Uint8Array, modelType: string): void {
   let parsed: unknown;
   try {
@@ -104,7 +91,9 @@ function checkModel(model: Uint8Array, modelType: string): void {
   } catch {
     throw new ModuleError('Schemas', 'InvalidSchema');
   }
-  if (modelType === 'Parquet' ? !isParquetModel(parsed) : typeof parsed !== 'object' || parsed === null)
+  // Avro models must be a JSON object (the runtime's validate_json_model); Parquet ones a ParquetModel.
+  const isAvroObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  if (modelType === 'Parquet' ? !isParquetModel(parsed) : !isAvroObject)
     throw new ModuleError('Schemas', 'InvalidSchema');
 }
 
@@ -169,6 +158,47 @@ export function schemasPallet(facts: RuntimeFacts, models: SchemaModels, limits:
     context.deposit('Schemas', 'SchemaCreated', { key, schemaId: id });
   };
 
+  /** A new "namespace.descriptor" name, not registered yet: its storage key and its combined form. */
+  const newName = (context: DispatchContext, name: Codec) => {
+    const { namespace, descriptor } = parseSchemaName(name.toU8a(true), true);
+    const key = nameKey(namespace, descriptor as string);
+    if (context.storage.has(context.state, 'Schemas', 'NameToMappedEntityIds', ...key))
+      throw new ModuleError('Schemas', 'NameAlreadyExists');
+    return { key, combined: `${namespace}.${descriptor}` };
+  };
+
+  /** Every intent id must be at most the highest registered (existence is not checked, as in the runtime). */
+  const checkIntentIds = (context: DispatchContext, intentIds: Codec) => {
+    const maximum = numberOf(context.storage.get(context.state, 'Schemas', 'CurrentIntentIdentifierMaximum'));
+    const ids = (intentIds as unknown as Codec[]).map(numberOf);
+    if (ids.some((id) => id > maximum)) throw new ModuleError('Schemas', 'InvalidIntentId');
+    return ids;
+  };
+
+  const createIntentGroup = (context: DispatchContext, key: string, args: Record<string, Codec>) => {
+    const name = newName(context, args.intentGroupName as Codec);
+    const intentIds = checkIntentIds(context, args.intentIds as Codec);
+    const id = numberOf(context.storage.get(context.state, 'Schemas', 'CurrentIntentGroupIdentifierMaximum')) + 1;
+    if (id > 0xffff) throw new ModuleError('Schemas', 'IntentGroupCountOverflow');
+    context.storage.set(context.state, 'Schemas', 'CurrentIntentGroupIdentifierMaximum', [], id);
+    context.storage.set(context.state, 'Schemas', 'NameToMappedEntityIds', name.key, { IntentGroup: id });
+    context.storage.set(context.state, 'Schemas', 'IntentGroups', [id], { intentIds });
+    context.deposit('Schemas', 'IntentGroupCreated', {
+      key,
+      intentGroupId: id,
+      intentGroupName: u8aToHex(stringToU8a(name.combined)),
+    });
+  };
+
+  const updateIntentGroup = (context: DispatchContext, key: string, args: Record<string, Codec>) => {
+    const id = numberOf(args.intentGroupId as Codec);
+    if (!context.storage.has(context.state, 'Schemas', 'IntentGroups', id))
+      throw new ModuleError('Schemas', 'InvalidIntentGroupId');
+    const intentIds = checkIntentIds(context, args.intentIds as Codec);
+    context.storage.set(context.state, 'Schemas', 'IntentGroups', [id], { intentIds });
+    context.deposit('Schemas', 'IntentGroupUpdated', { key, intentGroupId: id });
+  };
+
   return {
     name: 'Schemas',
     genesis: (context) => writeGenesis(context, genesis, models),
@@ -179,6 +209,16 @@ export function schemasPallet(facts: RuntimeFacts, models: SchemaModels, limits:
         createIntent(context, (args.creatorKey as Codec).toHex(), args);
       },
       createSchemaV4: (context, args) => createSchema(context, signer(context), args),
+      createIntentGroup: (context, args) => createIntentGroup(context, signer(context), args),
+      createIntentGroupViaGovernance: (context, args) => {
+        root(context);
+        createIntentGroup(context, (args.creatorKey as Codec).toHex(), args);
+      },
+      updateIntentGroup: (context, args) => updateIntentGroup(context, signer(context), args),
+      updateIntentGroupViaGovernance: (context, args) => {
+        root(context);
+        updateIntentGroup(context, (args.updaterKey as Codec).toHex(), args);
+      },
       createSchemaViaGovernanceV3: (context, args) => {
         root(context);
         createSchema(context, (args.creatorKey as Codec).toHex(), args);

@@ -124,3 +124,34 @@ export function registeredEntitiesByName(reader: Reader, name: Uint8Array) {
   }
   return found.length > 0 ? found : undefined;
 }
+
+/** IntentGroupResponse (SchemasRuntimeApi get_intent_group_by_id), or undefined. */
+export function intentGroupResponse(reader: Reader, intentGroupId: number) {
+  const group = someOf<{ intentIds: Codec[] }>(
+    reader.storage.get(reader.state, 'Schemas', 'IntentGroups', intentGroupId),
+  );
+  if (!group) return undefined;
+  return { intentGroupId, intentIds: [...group.intentIds].map(numberOf) };
+}
+
+/**
+ * SchemaVersionResponse entries (the deprecated get_schema_versions_by_name): for each intent the name resolves
+ * to (intent groups are left out), its schemas ascending, numbered from version 1.
+ */
+export function schemaVersionsByName(reader: Reader, name: Uint8Array) {
+  const entities = registeredEntitiesByName(reader, name);
+  if (!entities) return undefined;
+  return entities.flatMap(({ name: entityName, entityId }) => {
+    const entity = entityId as { isIntent: boolean; asIntent: Codec };
+    if (!entity.isIntent) return [];
+    const intentId = numberOf(entity.asIntent);
+    const ids: number[] = [];
+    for (const key of reader.state.keys(reader.storage.prefix('Schemas', 'SchemaInfos'))) {
+      const id = reader.storage.registry.createType('u16', hexToU8a(key).slice(-2)).toNumber();
+      if (schemaInfo(reader, id)?.intentId === intentId) ids.push(id);
+    }
+    return ids
+      .sort((a, b) => a - b)
+      .map((schemaId, index) => ({ schemaName: entityName, schemaVersion: index + 1, schemaId }));
+  });
+}

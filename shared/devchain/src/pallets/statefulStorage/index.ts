@@ -1,5 +1,5 @@
 import type { Codec } from '@polkadot/types/types';
-import { numberOf } from '../../runtime/codecs.js';
+import { msaIdOf, numberOf } from '../../runtime/codecs.js';
 import type { AccountHex, CallArgs, DispatchContext, PalletRuntime } from '../../runtime/context.js';
 import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
 import { msaOf } from '../msa/accounts.js';
@@ -174,7 +174,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
     name: 'StatefulStorage',
     calls: {
       applyItemActions: (context, args) => {
-        const owner = n(args.stateOwnerMsaId);
+        const owner = msaIdOf(args.stateOwnerMsaId as Codec);
         const schemaId = n(args.schemaId);
         const actions = actionsOf(args.actions as Codec);
         const info = authorize(
@@ -188,7 +188,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
       },
       upsertPage: (context, args) => {
         checkPageId(n(args.pageId));
-        const owner = n(args.stateOwnerMsaId);
+        const owner = msaIdOf(args.stateOwnerMsaId as Codec);
         const schemaId = n(args.schemaId);
         const info = authorize(context, owner, schemaId, 'Paginated', false);
         upsertPage(
@@ -203,7 +203,7 @@ export function statefulStoragePallet(limits: StatefulStorageLimits): PalletRunt
       },
       deletePage: (context, args) => {
         checkPageId(n(args.pageId));
-        const owner = n(args.stateOwnerMsaId);
+        const owner = msaIdOf(args.stateOwnerMsaId as Codec);
         const info = authorize(context, owner, n(args.schemaId), 'Paginated', true);
         deletePage(context, owner, info, n(args.pageId), n(args.targetHash));
       },
