@@ -133,6 +133,13 @@ export function balancesPallet(ed: bigint): PalletRuntime {
         transfer(context, signer(context), destination(args.dest as Codec), amountOf(args.value as Codec), ed, false),
       transferKeepAlive: (context, args) =>
         transfer(context, signer(context), destination(args.dest as Codec), amountOf(args.value as Codec), ed, true),
+      // Everything that can move: with keepAlive the existential deposit stays, without it the account is reaped.
+      transferAll: (context, args) => {
+        const from = signer(context);
+        const keepAlive = (args.keepAlive as unknown as { isTrue: boolean }).isTrue;
+        const amount = spendable(readAccount(context, from), ed, keepAlive);
+        transfer(context, from, destination(args.dest as Codec), amount, ed, keepAlive);
+      },
       forceTransfer: (context, args) => {
         if (context.origin.type !== 'root') throw new DispatchFailure('BadOrigin');
         const from = destination(args.source as Codec);

@@ -3,9 +3,11 @@ import type { Codec } from '@polkadot/types/types';
 import { stringCamelCase } from '@polkadot/util';
 import type { AccountHex, DispatchContext, PalletRuntime, ValidationContext } from '../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError } from '../runtime/errors.js';
-import { readAccount, spendable } from './balances.js';
+import { readAccount } from './balances.js';
 import { availableCapacity, readLedger, withdrawCapacity } from './capacity/ledger.js';
-import { msaOf } from './msa/accounts.js';
+import { keyCount, msaOf, type Reader } from './msa/accounts.js';
+import { bigintOf } from '../runtime/codecs.js';
+import { isEthereumAccount } from '@frequency-gateway/chain';
 import { runBatch } from './utility.js';
 
 /** The calls the runtime lets a provider pay for with Capacity (pallet → camelCase calls). */
@@ -29,8 +31,8 @@ export const CAPACITY_ELIGIBLE: Readonly<Record<string, readonly string[]>> = {
   Handles: ['claimHandle', 'changeHandle'],
 };
 
-/** Custom(n) codes of ChargeFrqTransactionPayment. */
-const CUSTOM = { callIsNotCapacityEligible: 0, invalidMsaKey: 1, targetCapacityNotFound: 2 } as const;
+/** Custom(n) codes of ChargeFrqTransactionPayment (TargetCapacityNotFound, 2, is declared but never raised). */
+const CUSTOM = { callIsNotCapacityEligible: 0, invalidMsaKey: 1 } as const;
 
 export interface CapacityFee {
   baseFee: bigint;
@@ -55,6 +57,30 @@ const EXTRINSIC_BASE_WEIGHT = 101_017_000n;
 
 export const totalFee = (fee: CapacityFee) => fee.baseFee + fee.adjustedWeightFee + fee.lenFee;
 
+/**
+ * Whether a call is `add_public_key_to_msa` adding an Ethereum-style key to an MSA that has only the owner's
+ * key (the runtime's key_eligible_for_subsidized_addition), which Capacity pays 70 % less for.
+ */
+function isSubsidizedKeyAddition(reader: Reader, call: Call, palletName: string): boolean {
+  if (palletName !== 'Msa' || stringCamelCase(call.method) !== 'addPublicKeyToMsa') return false;
+  const [owner, , , payload] = call.args as unknown as [Codec, Codec, Codec, { msaId: Codec; newPublicKey: Codec }];
+  if (!isEthereumAccount(payload.newPublicKey.toU8a(true))) return false;
+  const msaId = msaOf(reader, owner.toHex() as AccountHex);
+  return msaId !== undefined && BigInt(msaId) === bigintOf(payload.msaId) && keyCount(reader, msaId) === 1;
+}
+
+/**
+ * What a Capacity transaction is charged: the fee of all its calls, less 70 % of the fee the subsidized
+ * calls alone would cost (base and length included, as the runtime computes the reduction).
+ */
+export function capacityCharge(reader: Reader, calls: Call[], length: number, palletName: (call: Call) => string) {
+  const full = totalFee(capacityFee(calls.length, length));
+  const subsidized = calls.filter((call) => isSubsidizedKeyAddition(reader, call, palletName(call))).length;
+  if (subsidized === 0) return full;
+  const reduction = (totalFee(capacityFee(subsidized, length)) * 7n) / 10n;
+  return full - reduction;
+}
+
 export function innerCalls(call: Call): Call[] {
   const args = call.args as unknown as Codec[];
   return stringCamelCase(call.method) === 'payWithCapacity'
@@ -71,16 +97,22 @@ export function frequencyTxPaymentPallet(
     CAPACITY_ELIGIBLE[palletNames.get(call.callIndex[0] as number) ?? '']?.includes(stringCamelCase(call.method)) ??
     false;
 
+  const palletOf = (call: Call) => palletNames.get(call.callIndex[0] as number) ?? '';
+
+  // The runtime's order: every call eligible (Custom 0), the key's total balance at least the existential
+  // deposit (Payment), the key's MSA (Custom 1), then enough Capacity for the fee (Payment; an MSA that never
+  // staked has none).
   const validate = (context: ValidationContext) => {
     const { call, length } = context;
+    const calls = innerCalls(call);
+    if (!calls.every(eligible)) throw INVALID.custom(CUSTOM.callIsNotCapacityEligible);
+    const account = readAccount(context, context.signer);
+    if (account.data.free + account.data.reserved < existentialDeposit) throw INVALID.payment();
     const msaId = msaOf(context, context.signer);
     if (msaId === undefined) throw INVALID.custom(CUSTOM.invalidMsaKey);
-    if (!innerCalls(call).every(eligible)) throw INVALID.custom(CUSTOM.callIsNotCapacityEligible);
-    if (spendable(readAccount(context, context.signer), 0n, false) < existentialDeposit) throw INVALID.payment();
     const ledger = readLedger(context, msaId);
-    if (!ledger) throw INVALID.custom(CUSTOM.targetCapacityNotFound);
-    if (availableCapacity(context, ledger) < totalFee(capacityFee(innerCalls(call).length, length)))
-      throw INVALID.payment();
+    const available = ledger ? availableCapacity(context, ledger) : 0n;
+    if (available < capacityCharge(context, calls, length, palletOf)) throw INVALID.payment();
   };
 
   const signer = (context: DispatchContext): AccountHex => {
@@ -103,7 +135,7 @@ export function frequencyTxPaymentPallet(
     chargeFee: (context, call, length) => {
       const who = signer(context);
       const msaId = msaOf(context, who) as number;
-      const amount = totalFee(capacityFee(innerCalls(call).length, length));
+      const amount = capacityCharge(context, innerCalls(call), length, palletOf);
       if (!withdrawCapacity(context, msaId, amount)) throw INVALID.payment();
       context.deposit('Capacity', 'CapacityWithdrawn', { msaId, amount });
     },

@@ -1,8 +1,12 @@
 import type { Codec } from '@polkadot/types/types';
-import { bigintOf, msaIdOf, numberOf } from '../../runtime/codecs.js';
+import { u8aConcat, u8aToHex } from '@polkadot/util';
+import { keccakAsU8a } from '@polkadot/util-crypto';
+import { bigintOf, msaIdOf, numberOf, someOf } from '../../runtime/codecs.js';
 import type { AccountHex, CallArgs, DispatchContext, PalletRuntime, ValidationContext } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError } from '../../runtime/errors.js';
-import { verifyPayloadSignature } from '@frequency-gateway/chain';
+import { ethereumAccountId, verifyPayloadSignature } from '@frequency-gateway/chain';
+import { readAccount } from '../balances.js';
+import { msaEthereumAddress } from './ethereumAddress.js';
 import { addKey, createMsa, isProvider, keyCount, msaOf, registerProvider, removeKey, requireMsa } from './accounts.js';
 import {
   addDelegation,
@@ -32,6 +36,7 @@ const VALIDITY = {
   notKeyOwner: 5,
   activeDelegations: 6,
   handleNotRetired: 7,
+  msaHoldsTokens: 11,
 } as const;
 
 const signed = (context: DispatchContext): AccountHex => {
@@ -150,6 +155,66 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
         context.deposit('Msa', 'PublicKeyAdded', { msaId, key: newKey });
       },
 
+      addRecoveryCommitment: (context, args) => {
+        signed(context);
+        const owner = account(args.msaOwnerKey);
+        const payload = args.payload as unknown as { recoveryCommitment: Codec; expiration: Codec } & Codec;
+        if (!verifyPayloadSignature(owner, args.proof as Codec, payload, 'RecoveryCommitmentPayload'))
+          throw new ModuleError('Msa', 'InvalidSignature');
+        register(context, args.proof as Codec, numberOf(payload.expiration));
+        const msaId = requireMsa(context, owner);
+        const commitment = payload.recoveryCommitment.toHex();
+        context.storage.set(context.state, 'Msa', 'MsaIdToRecoveryCommitment', [msaId], commitment);
+        context.deposit('Msa', 'RecoveryCommitmentAdded', { who: owner, msaId, recoveryCommitment: commitment });
+      },
+
+      // On a development runtime any signed origin may approve or remove recovery providers (mainnet: governance).
+      approveRecoveryProvider: (context, args) => {
+        signed(context);
+        const provider = requireMsa(context, account(args.providerKey));
+        if (!isProvider(context, provider)) throw new ModuleError('Msa', 'ProviderNotRegistered');
+        if (context.storage.has(context.state, 'Msa', 'RecoveryProviders', provider)) return;
+        context.storage.set(context.state, 'Msa', 'RecoveryProviders', [provider], true);
+        context.deposit('Msa', 'RecoveryProviderApproved', { providerId: provider });
+      },
+
+      removeRecoveryProvider: (context, args) => {
+        signed(context);
+        const provider = msaIdOf(args.provider as Codec);
+        context.storage.set(context.state, 'Msa', 'RecoveryProviders', [provider], undefined);
+        context.deposit('Msa', 'RecoveryProviderRemoved', { providerId: provider });
+      },
+
+      recoverAccount: (context, args) => {
+        const provider = requireMsa(context, signed(context));
+        if (!context.storage.has(context.state, 'Msa', 'RecoveryProviders', provider))
+          throw new ModuleError('Msa', 'NotAuthorizedRecoveryProvider');
+        const payload = args.addKeyPayload as unknown as {
+          msaId: Codec;
+          expiration: Codec;
+          newPublicKey: Codec;
+        } & Codec;
+        const msaId = msaIdOf(payload.msaId);
+        // The commitment is keccak256(a ‖ b) of the two intermediary hashes; it may be used once.
+        const commitment = u8aToHex(
+          keccakAsU8a(
+            u8aConcat((args.intermediaryHashA as Codec).toU8a(true), (args.intermediaryHashB as Codec).toU8a(true)),
+          ),
+        );
+        const stored = someOf(context.storage.get(context.state, 'Msa', 'MsaIdToRecoveryCommitment', msaId));
+        if (stored === undefined) throw new ModuleError('Msa', 'NoRecoveryCommitment');
+        if (stored.toHex() !== commitment) throw new ModuleError('Msa', 'InvalidRecoveryCommitment');
+        const newKey = account(payload.newPublicKey);
+        if (!verifyPayloadSignature(newKey, args.newControlKeyProof as Codec, payload, 'AddKeyData'))
+          throw new ModuleError('Msa', 'NewKeyOwnershipInvalidSignature');
+        register(context, args.newControlKeyProof as Codec, numberOf(payload.expiration));
+        addKey(context, msaId, newKey, limits.maxPublicKeysPerMsa);
+        context.deposit('Msa', 'PublicKeyAdded', { msaId, key: newKey });
+        context.storage.set(context.state, 'Msa', 'MsaIdToRecoveryCommitment', [msaId], undefined);
+        context.deposit('Msa', 'AccountRecovered', { msaId, recoveryProvider: provider, newControlKey: newKey });
+        context.deposit('Msa', 'RecoveryCommitmentInvalidated', { msaId, recoveryCommitment: commitment });
+      },
+
       deleteMsaPublicKey: (context, args) => {
         const target = account(args.publicKeyToDelete);
         removeKey(context, requireMsa(context, target), target);
@@ -199,4 +264,7 @@ function validateRetirement(context: ValidationContext): void {
     throw INVALID.custom(VALIDITY.handleNotRetired);
   if (keyCount(context, msaId) !== 1) throw INVALID.custom(VALIDITY.moreThanOneKey);
   if (hasActiveDelegations(context, msaId, context.blockNumber)) throw INVALID.custom(VALIDITY.activeDelegations);
+  // Tokens sent to the MSA's own Ethereum address would be lost with it.
+  const msaAccount = u8aToHex(ethereumAccountId(msaEthereumAddress(BigInt(msaId)))) as AccountHex;
+  if (readAccount(context, msaAccount).data.free > 0n) throw INVALID.custom(VALIDITY.msaHoldsTokens);
 }
