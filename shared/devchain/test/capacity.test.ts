@@ -1,7 +1,9 @@
 import { jest } from '@jest/globals';
 import type { KeyringPair } from '@polkadot/keyring/types';
-import type { PalletMsaAddProvider } from '@polkadot/types/lookup';
-import { u8aToHex, u8aWrapBytes } from '@polkadot/util';
+import type { PalletMsaAddKeyData, PalletMsaAddProvider } from '@polkadot/types/lookup';
+import { hexToU8a, u8aToHex, u8aWrapBytes } from '@polkadot/util';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ethereumAccountId } from '@frequency-gateway/chain';
 import { connect, moduleError, submit, type Connected } from './support/client.js';
 
 describe('Capacity and paying with it', () => {
@@ -119,5 +121,56 @@ describe('Capacity and paying with it', () => {
     expect(names(withdrawn)).toContain('capacity.StakeWithdrawn');
     const frozenAfter = (await c.api.query.system.account(c.charlie.address)).data.frozen.toBigInt();
     expect(frozenBefore - frozenAfter).toBe(5_000_000n);
+  });
+
+  it('charges 30 % for adding an Ethereum key to a one-key MSA, the full fee for the next one', async () => {
+    const user = c.pair('Dave');
+    await submit(await signUp(user), c.alice);
+    const msaId = (await c.api.query.msa.publicKeyToMsaId(user.address)).unwrap().toNumber();
+    const addEthereumKey = async (privateKey: `0x${string}`) => {
+      const wallet = privateKeyToAccount(privateKey);
+      const data = c.api.createType('PalletMsaAddKeyData', {
+        msaId,
+        expiration: (await current()) + 100,
+        newPublicKey: u8aToHex(ethereumAccountId(hexToU8a(wallet.address))),
+      }) as unknown as PalletMsaAddKeyData;
+      const ownerProof = { Sr25519: u8aToHex(user.sign(u8aWrapBytes(data.toU8a()))) };
+      const keyProof = { Ecdsa: await wallet.signMessage({ message: { raw: data.toU8a() } }) };
+      const outcome = await submit(
+        c.api.tx.frequencyTxPayment.payWithCapacity(
+          c.api.tx.msa.addPublicKeyToMsa(user.address, ownerProof, keyProof, data),
+        ),
+        c.alice,
+      );
+      expect(names(outcome)).toContain('msa.PublicKeyAdded');
+      const withdrawn = outcome.result.events.find(({ event }) => event.method === 'CapacityWithdrawn')!.event;
+      return BigInt(withdrawn.data[1]!.toString());
+    };
+    const second = await addEthereumKey(`0x${'11'.repeat(32)}`);
+    const third = await addEthereumKey(`0x${'22'.repeat(32)}`);
+    // Same length, same call: the subsidized one costs 30 % of the full fee (rounded).
+    expect(second * 10n).toBeGreaterThanOrEqual(third * 3n - 10n);
+    expect(second * 10n).toBeLessThanOrEqual(third * 3n + 10n);
+  });
+
+  it('refuses an MSA that never staked for payment, as the node does (not Custom 2)', async () => {
+    await submit(c.api.tx.msa.create(), c.pair('Eve'));
+    const unstaked = c.api.tx.frequencyTxPayment.payWithCapacity(
+      c.api.tx.msa.grantDelegation(
+        c.bob.address,
+        { Sr25519: `0x${'00'.repeat(64)}` },
+        { authorizedMsaId: 9, intentIds: [], expiration: 1 },
+      ),
+    );
+    expect(await rejected(submit(unstaked, c.pair('Eve')))).toBe(
+      '1010: Invalid Transaction: Inability to pay some fees , e.g. account balance too low',
+    );
+  });
+
+  it("prices weight with the runtime's WeightToFee (ExtrinsicBaseWeight costs 0.1 CENT)", async () => {
+    const fee = await c.api.call.transactionPaymentApi.queryWeightToFee({ refTime: 101_017_000n, proofSize: 0 });
+    expect(fee.toBigInt()).toBe(100_000n);
+    const double = await c.api.call.transactionPaymentApi.queryWeightToFee({ refTime: 202_034_000n, proofSize: 0 });
+    expect(double.toBigInt()).toBe(200_000n);
   });
 });

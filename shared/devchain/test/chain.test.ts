@@ -106,6 +106,18 @@ describe('the devchain with a real @polkadot/api client over WebSocket', () => {
     expect(atBlock - atParent).toBe(7n * UNIT);
   });
 
+  it('transfers everything with transferAll: keeping the existential deposit, or reaping the account', async () => {
+    const ferdie = c.pair('Ferdie');
+    const eve = c.pair('Eve');
+    await submit(c.api.tx.balances.transferAll(eve.address, true), ferdie);
+    expect(await free(ferdie.address)).toBe(c.api.consts.balances.existentialDeposit.toBigInt());
+    await submit(c.api.tx.balances.transferKeepAlive(ferdie.address, 10n * UNIT), eve);
+    const all = await submit(c.api.tx.balances.transferAll(eve.address, false), ferdie);
+    expect(all.result.events.map(({ event }) => `${event.section}.${event.method}`)).toContain('system.KilledAccount');
+    expect((await c.api.query.system.account(ferdie.address)).providers.toNumber()).toBe(0);
+    expect(await free(ferdie.address)).toBe(0n);
+  });
+
   it('serves one-shot calls over HTTP POST too', async () => {
     const response = await fetch(c.devchain.httpUrl, {
       method: 'POST',

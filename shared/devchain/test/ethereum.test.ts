@@ -162,3 +162,56 @@ describe('Ethereum-style keys', () => {
     expect(eventNames(outcome)).toContain('statefulStorage.ItemizedPageUpdated');
   });
 });
+
+/** Extrinsics whose sender is a 20-byte Ethereum address (MultiAddress::Address20), as Ethereum wallets send them. */
+describe('20-byte Ethereum senders and destinations', () => {
+  let c: Connected;
+  let pair: ReturnType<Keyring['addFromUri']>;
+  let accountId: `0x${string}`;
+  beforeAll(async () => {
+    await cryptoWaitReady();
+    c = await connect();
+    pair = new Keyring({ type: 'ethereum' }).addFromSeed(hexToU8a(PRIVATE_KEY));
+    accountId = u8aToHex(ethereumAccountId(hexToU8a(pair.address))) as `0x${string}`;
+  });
+  afterAll(async () => c.close());
+
+  it('credits an Address20 destination to the Ethereum-style account (address ‖ 0xEE×12)', async () => {
+    expect(pair.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const outcome = await submit(c.api.tx.balances.transferKeepAlive({ Address20: pair.address }, 10n ** 12n), c.alice);
+    expect(eventNames(outcome)).toContain('balances.Transfer');
+    expect((await c.api.query.system.account(accountId)).data.free.toBigInt()).toBe(10n ** 12n);
+  });
+
+  it('accepts a transaction signed by the Ethereum key with its 20-byte address as sender, charged to that account', async () => {
+    const tx = c.api.tx.balances.transferKeepAlive(c.bob.address, 10n ** 9n);
+    // As Ethereum-key clients do: the nonce is given (polkadot-js cannot look a 20-byte account up itself).
+    await tx.signAsync(pair, { nonce: 0 });
+    expect((tx.signer as unknown as { type: string }).type).toBe('Address20');
+    const before = (await c.api.query.system.account(accountId)).data.free.toBigInt();
+    const outcome = await new Promise<string[]>((resolve, reject) => {
+      tx.send((result) => {
+        if (result.status.isFinalized) resolve(result.events.map(({ event }) => `${event.section}.${event.method}`));
+      }).catch(reject);
+    });
+    expect(outcome).toContain('system.ExtrinsicSuccess');
+    const after = await c.api.query.system.account(accountId);
+    expect(after.nonce.toNumber()).toBe(1);
+    expect(before - after.data.free.toBigInt()).toBeGreaterThan(10n ** 9n);
+  });
+
+  it('refuses a 20-byte sender whose signature is from another key as a bad signature', async () => {
+    const other = new Keyring({ type: 'ethereum' }).addFromSeed(new Uint8Array(32).fill(9));
+    const tx = c.api.tx.system.remark('forged');
+    await tx.signAsync(other, { nonce: 1 });
+    // Keep the signature, claim the funded address as the sender.
+    const forged = c.api.createType('Extrinsic', tx.toHex()) as unknown as { toHex(): string; signature: unknown };
+    const bytes = hexToU8a(forged.toHex());
+    const otherAddress = hexToU8a(other.address);
+    const at = bytes.findIndex((_, i) => otherAddress.every((b, j) => bytes[i + j] === b));
+    bytes.set(hexToU8a(pair.address), at);
+    const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(c.api.rpc.author.submitExtrinsic(u8aToHex(bytes))).rejects.toThrow(/bad signature/);
+    silenced.mockRestore();
+  });
+});

@@ -86,4 +86,49 @@ describe('Frequency RPC methods the gateway calls', () => {
     ).rejects.toThrow('InvalidPaginationRequest');
     silenced.mockRestore();
   });
+
+  it('msa_grantedSchemaIdsByMsaId and msa_getAllGrantedDelegationsByMsaId answer with the deprecated JSON shapes', async () => {
+    const http = async (method: string, params: unknown[]) =>
+      (
+        (await (
+          await fetch(c.devchain.httpUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          })
+        ).json()) as { result: unknown }
+      ).result;
+    const grant = (id: number) => ({ schema_id: id, granted_id: id, revoked_at: 0, explicit_revoked_at: 0 });
+    expect(await http('msa_grantedSchemaIdsByMsaId', [2, 1])).toEqual([grant(2), grant(17)]);
+    expect(await http('msa_grantedSchemaIdsByMsaId', [2, 9])).toBeNull();
+    expect(await http('msa_getAllGrantedDelegationsByMsaId', [2])).toEqual([
+      { provider_id: 1, permissions: [grant(2), grant(17)], revoked_at: 0 },
+    ]);
+    const decoded = await c.api.rpc.msa.grantedSchemaIdsByMsaId(2, 1);
+    expect(decoded.unwrap().map((g) => g.schema_id.toNumber())).toEqual([2, 17]);
+  });
+
+  it("frequency_getEvents lists a block's events as phase, pallet and event index and SCALE data", async () => {
+    const { result } = await submit(c.api.tx.balances.transferKeepAlive(c.charlie.address, 123_456_789n), c.alice);
+    const events = await c.api.rpc.frequency.getEvents(result.status.asFinalized);
+    const transfer = events.find((e) => e.pallet.toNumber() === 10 && e.event.toNumber() === 2);
+    expect(transfer?.phase.unwrap().toNumber()).toBe(1);
+    const data = c.api.createType('(AccountId32, AccountId32, u128)', transfer?.data.toU8a(true)) as unknown as [
+      { toString(): string },
+      { toString(): string },
+      { toBigInt(): bigint },
+    ];
+    expect(data[1].toString()).toBe(c.charlie.address);
+    expect(data[2].toBigInt()).toBe(123_456_789n);
+    expect(events.some((e) => e.phase.isNone)).toBe(false);
+  });
+
+  it('frequency_getMissingNonceValues names the nonces missing before future transactions in the pool', async () => {
+    const nonce = (await c.api.rpc.system.accountNextIndex(c.charlie.address)).toNumber();
+    for (const gap of [2, 5]) {
+      await c.api.tx.system.remark(`gap ${gap}`).signAndSend(c.charlie, { nonce: nonce + gap }, () => undefined);
+    }
+    const missing = await c.api.rpc.frequency.getMissingNonceValues(c.charlie.address);
+    expect(missing.map((n) => n.toNumber())).toEqual([nonce, nonce + 1, nonce + 3, nonce + 4]);
+  });
 });

@@ -1,6 +1,8 @@
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { base58btc } from 'multiformats/bases/base58';
+import { base32 } from 'multiformats/bases/base32';
+import { base64 } from 'multiformats/bases/base64';
 import { connect, submit, type Connected } from './support/client.js';
 
 const BROADCAST_SCHEMA = 17;
@@ -56,5 +58,21 @@ describe('Messages through a real client', () => {
       c.api.tx.messages.addOnchainMessage(null, BROADCAST_SCHEMA, '0x01'),
     );
     expect(moduleError(await submit(onchain, c.alice))).toBe('messages.InvalidPayloadLocation');
+  });
+
+  it('takes a CID in any multibase (base64, base32) and stores its binary form', async () => {
+    const digest = await sha256.digest(new TextEncoder().encode('multibase'));
+    const cid = CID.createV1(0x55, digest);
+    for (const text of [cid.toString(base64), cid.toString(base32)]) {
+      const outcome = await submit(ipfsMessage(BROADCAST_SCHEMA, text), c.alice);
+      expect(moduleError(outcome)).toBeUndefined();
+      const block = (await c.api.rpc.chain.getHeader(outcome.result.status.asFinalized)).number.toNumber();
+      const stored = (await c.api.query.messages.messagesV3(block, BROADCAST_INTENT, 0)).unwrap();
+      const [binary] = c.api.createType('(Bytes, u32)', stored.payload.toU8a(true)) as unknown as [
+        { toU8a(bare: boolean): Uint8Array },
+      ];
+      expect(CID.decode(binary.toU8a(true)).equals(cid)).toBe(true);
+    }
+    expect(moduleError(await submit(ipfsMessage(BROADCAST_SCHEMA, 'zz'), c.alice))).toBe('messages.InvalidCid');
   });
 });

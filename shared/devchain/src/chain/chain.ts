@@ -87,6 +87,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     readonly options: ChainOptions,
   ) {
     super();
+    // Every head subscription of every client listens here; there is no sensible bound.
+    this.setMaxListeners(0);
     this.pool = new TransactionPool(options.futureLimit);
     this.now = options.now ?? Date.now;
     const genesis = this.buildGenesis();

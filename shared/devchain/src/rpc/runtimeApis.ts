@@ -1,5 +1,5 @@
 import type { Codec } from '@polkadot/types/types';
-import { u8aToHex } from '@polkadot/util';
+import { stringToU8a, u8aToHex } from '@polkadot/util';
 import type { Block } from '../chain/blockBuilder.js';
 import type { Chain } from '../chain/chain.js';
 import type { Hex } from '../chain/extrinsic.js';
@@ -60,7 +60,8 @@ export function frequencyRuntimeApis(suffixes: SuffixRange): Record<string, Runt
     // Pure functions of the id: the full u64 is used.
     MsaRuntimeApi_get_ethereum_address_for_msa_id: (_r, [msaId]) => {
       const address = msaEthereumAddress(bigintOf(msaId as Codec));
-      return { accountId: address, accountIdChecksummed: checksummed(address) };
+      // A String in the runtime: its UTF-8 bytes (a bare string would be read as hex).
+      return { accountId: address, accountIdChecksummed: stringToU8a(checksummed(address)) };
     },
     MsaRuntimeApi_validate_eth_address_for_msa: (_r, [address, msaId]) =>
       isMsaEthereumAddress(u8a(address), bigintOf(msaId as Codec)),
