@@ -131,4 +131,22 @@ describe('Frequency RPC methods the gateway calls', () => {
     const missing = await c.api.rpc.frequency.getMissingNonceValues(c.charlie.address);
     expect(missing.map((n) => n.toNumber())).toEqual([nonce, nonce + 1, nonce + 3, nonce + 4]);
   });
+
+  it("prices Capacity by each call's stable weight, for a bare call too, as queryInfo weighs it", async () => {
+    const call = c.api.tx.messages.addIpfsMessage(
+      17,
+      'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+      99,
+    );
+    const details = (await c.api.rpc.frequencyTxPayment.computeCapacityFeeDetails(call.toHex(), null)).inclusionFee;
+    const { baseFee, lenFee, adjustedWeightFee } = details.unwrap();
+    // add_ipfs_message: 32,704 ns + 2 reads (89,193 ns) + 1 write (122,587 ns); ExtrinsicBaseWeight (101,017 ns)
+    // costs 100,000; the Capacity base weight is 105,455 ns.
+    expect(adjustedWeightFee.toBigInt()).toBe(((32_704n + 2n * 89_193n + 122_587n) * 100_000n) / 101_017n);
+    expect(baseFee.toBigInt()).toBe((105_455n * 100_000n) / 101_017n);
+    expect(lenFee.toBigInt()).toBe(BigInt(call.encodedLength) * 10_000n);
+    const { weight } = await c.api.call.transactionPaymentApi.queryInfo(call.toU8a(), call.encodedLength);
+    const weightFee = await c.api.call.transactionPaymentApi.queryWeightToFee(weight);
+    expect(weightFee.toBigInt()).toBe(adjustedWeightFee.toBigInt());
+  });
 });

@@ -9,27 +9,7 @@ import { keyCount, msaOf, type Reader } from './msa/accounts.js';
 import { bigintOf } from '../runtime/codecs.js';
 import { isEthereumAccount } from '@frequency-gateway/chain';
 import { runBatch } from './utility.js';
-
-/** The calls the runtime lets a provider pay for with Capacity (pallet → camelCase calls). */
-export const CAPACITY_ELIGIBLE: Readonly<Record<string, readonly string[]>> = {
-  Msa: [
-    'addPublicKeyToMsa',
-    'createSponsoredAccountWithDelegation',
-    'grantDelegation',
-    'addRecoveryCommitment',
-    'recoverAccount',
-  ],
-  Messages: ['addIpfsMessage', 'addOnchainMessage'],
-  StatefulStorage: [
-    'applyItemActions',
-    'upsertPage',
-    'deletePage',
-    'applyItemActionsWithSignatureV2',
-    'upsertPageWithSignatureV2',
-    'deletePageWithSignatureV2',
-  ],
-  Handles: ['claimHandle', 'changeHandle'],
-};
+import { CAPACITY_EXTRINSIC_BASE_WEIGHT, isCapacityEligible, stableWeight } from './capacityStableWeights.js';
 
 /** Custom(n) codes of ChargeFrqTransactionPayment (TargetCapacityNotFound, 2, is declared but never raised). */
 const CUSTOM = { callIsNotCapacityEligible: 0, invalidMsaKey: 1 } as const;
@@ -41,11 +21,15 @@ export interface CapacityFee {
 }
 
 /**
- * Capacity fee: a base weight fee, a stand-in weight fee per inner call (the runtime uses benchmarked
- * "stable weights"; ≈340,000 is add_ipfs_message's), and 10,000 per byte of the whole extrinsic.
+ * The runtime's compute_capacity_fee: the fee of CAPACITY_EXTRINSIC_BASE_WEIGHT, the fee of the calls' stable
+ * weights together, and 10,000 per byte of the whole extrinsic.
  */
-export function capacityFee(innerCalls: number, length: number): CapacityFee {
-  return { baseFee: 107_575n, adjustedWeightFee: 340_386n * BigInt(innerCalls), lenFee: 10_000n * BigInt(length) };
+export function capacityFee(weights: readonly bigint[], length: number): CapacityFee {
+  return {
+    baseFee: weightToFee(CAPACITY_EXTRINSIC_BASE_WEIGHT),
+    adjustedWeightFee: weightToFee(weights.reduce((sum, weight) => sum + weight, 0n)),
+    lenFee: 10_000n * BigInt(length),
+  };
 }
 
 /**
@@ -74,9 +58,12 @@ function isSubsidizedKeyAddition(reader: Reader, call: Call, palletName: string)
  * calls alone would cost (base and length included, as the runtime computes the reduction).
  */
 export function capacityCharge(reader: Reader, calls: Call[], length: number, palletName: (call: Call) => string) {
-  const full = totalFee(capacityFee(calls.length, length));
-  const subsidized = calls.filter((call) => isSubsidizedKeyAddition(reader, call, palletName(call))).length;
-  if (subsidized === 0) return full;
+  const weights = calls.map((call) => stableWeight(call, palletName(call)) ?? 0n);
+  const full = totalFee(capacityFee(weights, length));
+  const subsidized = weights.filter((_, i) =>
+    isSubsidizedKeyAddition(reader, calls[i] as Call, palletName(calls[i] as Call)),
+  );
+  if (subsidized.length === 0) return full;
   const reduction = (totalFee(capacityFee(subsidized, length)) * 7n) / 10n;
   return full - reduction;
 }
@@ -93,9 +80,7 @@ export function frequencyTxPaymentPallet(
   existentialDeposit: bigint,
   maxBatch: number,
 ): PalletRuntime {
-  const eligible = (call: Call) =>
-    CAPACITY_ELIGIBLE[palletNames.get(call.callIndex[0] as number) ?? '']?.includes(stringCamelCase(call.method)) ??
-    false;
+  const eligible = (call: Call) => isCapacityEligible(palletNames.get(call.callIndex[0] as number) ?? '', call.method);
 
   const palletOf = (call: Call) => palletNames.get(call.callIndex[0] as number) ?? '';
 

@@ -1,9 +1,11 @@
-import { hexToU8a, isHex, stringCamelCase, u8aToHex, u8aToString } from '@polkadot/util';
+import { hexToU8a, isHex, u8aToHex, u8aToString } from '@polkadot/util';
 import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import type { GenericExtrinsic } from '@polkadot/types';
+import type { Call } from '@polkadot/types/interfaces';
 import type { Chain } from '../chain/chain.js';
 import type { Block } from '../chain/blockBuilder.js';
-import { capacityFee, innerCalls, CAPACITY_ELIGIBLE } from '../pallets/frequencyTxPayment.js';
+import { capacityFee, innerCalls } from '../pallets/frequencyTxPayment.js';
+import { stableWeight } from '../pallets/capacityStableWeights.js';
 import { delegationResponse, delegationsOf, isActive, isGranted, readDelegation } from '../pallets/msa/delegations.js';
 import type { AccountHex } from '../runtime/context.js';
 import { numberOf } from '../runtime/codecs.js';
@@ -223,14 +225,15 @@ export function frequencyMethods(chain: Chain, block: (at: unknown) => Block): R
       if (typeof encoded !== 'string' || !isHex(encoded)) throw invalidParams('encoded_xt must be hex');
       block(at);
       const extrinsic = runtime.registry.createType('Extrinsic', hexToU8a(encoded)) as unknown as GenericExtrinsic;
-      if (runtime.payment(extrinsic.method) !== 'capacity') return { inclusionFee: null };
-      const calls = innerCalls(extrinsic.method as never);
-      const eligible = calls.every(
-        (call) =>
-          CAPACITY_ELIGIBLE[runtime.palletName(call.callIndex)]?.includes(stringCamelCase(call.method)) ?? false,
-      );
-      if (!eligible) return { inclusionFee: null };
-      const fee = capacityFee(calls.length, extrinsic.encodedLength);
+      // As the node: the inner calls of a Capacity call, or the call itself; only eligible calls add weight, and
+      // none eligible means no inclusion fee.
+      const calls =
+        runtime.payment(extrinsic.method) === 'capacity'
+          ? innerCalls(extrinsic.method as never)
+          : [extrinsic.method as unknown as Call];
+      const weights = calls.flatMap((call) => stableWeight(call, runtime.palletName(call.callIndex)) ?? []);
+      if (weights.length === 0) return { inclusionFee: null };
+      const fee = capacityFee(weights, extrinsic.encodedLength);
       return {
         inclusionFee: {
           baseFee: String(fee.baseFee),

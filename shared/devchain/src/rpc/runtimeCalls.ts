@@ -7,7 +7,9 @@ import type { AccountHex } from '../runtime/context.js';
 import { RpcError } from './errors.js';
 import type { Codec } from '@polkadot/types/types';
 import { bigintOf } from '../runtime/codecs.js';
-import { weightToFee } from '../pallets/frequencyTxPayment.js';
+import { innerCalls, weightToFee } from '../pallets/frequencyTxPayment.js';
+import { stableWeight } from '../pallets/capacityStableWeights.js';
+import type { Call } from '@polkadot/types/interfaces';
 import { callRuntimeApi, type RuntimeApiMethod } from './runtimeApis.js';
 
 const WEIGHT = { refTime: 100_000_000, proofSize: 0 };
@@ -52,7 +54,17 @@ export function runtimeCall(
       const free = !paysFromBalance(chain.runtime, extrinsic);
       const fee = free ? 0n : feeOf(chain.facts, extrinsic.encodedLength, 0n);
       if (method === 'TransactionPaymentApi_query_info') {
-        return encode('RuntimeDispatchInfo', { weight: WEIGHT, class: 'Normal', partialFee: fee });
+        // A Capacity-eligible call weighs its stable weight (a stand-in for its benchmarked weight); others a
+        // flat stand-in.
+        const calls =
+          chain.runtime.payment(extrinsic.method) === 'capacity'
+            ? innerCalls(extrinsic.method as never)
+            : [extrinsic.method as unknown as Call];
+        const stable = calls.map((call) => stableWeight(call, chain.runtime.palletName(call.callIndex)));
+        const weight = stable.every((w) => w !== undefined)
+          ? { refTime: stable.reduce((sum, w) => (sum as bigint) + (w as bigint), 0n), proofSize: 0 }
+          : WEIGHT;
+        return encode('RuntimeDispatchInfo', { weight, class: 'Normal', partialFee: fee });
       }
       const base = free ? 0n : chain.facts.baseFee;
       return encode('FeeDetails', {

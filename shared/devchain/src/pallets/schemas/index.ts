@@ -226,6 +226,11 @@ export function schemasPallet(facts: RuntimeFacts, models: SchemaModels, limits:
       setMaxSchemaModelBytes: (context, args) => {
         root(context);
         const size = numberOf(args.maxSize as Codec);
+        // The runtime's hard bound on model bytes (SchemaModelMaxBytesBoundedVecLimit).
+        const hardLimit = Number(
+          (facts.constants.Schemas as Record<string, { value: unknown }>).schemaModelMaxBytesBoundedVecLimit?.value,
+        );
+        if (size > hardLimit) throw new ModuleError('Schemas', 'ExceedsMaxSchemaModelBytes');
         context.storage.set(context.state, 'Schemas', 'GovernanceSchemaModelMaxBytes', [], size);
         context.deposit('Schemas', 'SchemaMaxSizeChanged', { maxSize: size });
       },
