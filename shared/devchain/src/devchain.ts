@@ -93,13 +93,16 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
         maxSchemaSettingsPerSchema: Number(schemaConstants.maxSchemaSettingsPerSchema?.value),
       },
     ),
-    msaPallet({
-      maxPublicKeysPerMsa: limit('maxPublicKeysPerMsa'),
-      maxGrantsPerDelegation: limit('maxGrantsPerDelegation'),
-      maxProviderNameSize: limit('maxProviderNameSize'),
-      mortalityWindowSize: limit('mortalityWindowSize'),
-      maxSignaturesStored: limit('maxSignaturesStored'),
-    }),
+    msaPallet(
+      {
+        maxPublicKeysPerMsa: limit('maxPublicKeysPerMsa'),
+        maxGrantsPerDelegation: limit('maxGrantsPerDelegation'),
+        maxProviderNameSize: limit('maxProviderNameSize'),
+        mortalityWindowSize: limit('mortalityWindowSize'),
+        maxSignaturesStored: limit('maxSignaturesStored'),
+      },
+      existentialDeposit,
+    ),
     capacityPallet(capacityConstants),
     messagesPallet(
       Number(

@@ -3,6 +3,7 @@ import { Keyring } from '@polkadot/keyring';
 import type { Signer, SignerPayloadRaw } from '@polkadot/types/types';
 import type {
   CommonPrimitivesHandlesClaimHandlePayload,
+  PalletMsaAuthorizedKeyData,
   PalletMsaAddProvider,
   PalletStatefulStorageItemizedSignaturePayloadV2,
 } from '@polkadot/types/lookup';
@@ -160,6 +161,46 @@ describe('Ethereum-style keys', () => {
       c.alice,
     );
     expect(eventNames(outcome)).toContain('statefulStorage.ItemizedPageUpdated');
+  });
+
+  it("withdraws the tokens of the Ethereum user's MSA to the key its owner authorized with EIP-712", async () => {
+    const msaId = (await c.api.query.msa.publicKeyToMsaId(accountId)).unwrap().toBigInt();
+    const { accountId: msaAddress } = await c.api.call.msaRuntimeApi.getEthereumAddressForMsaId(msaId);
+    await submit(
+      c.api.tx.balances.transferKeepAlive(u8aToHex(ethereumAccountId(msaAddress.toU8a())), 5n * 10n ** 8n),
+      c.alice,
+    );
+    const receiver = new Keyring({ type: 'sr25519' }).addFromUri('//Withdrawer');
+    const expiration = (await nextBlock(c.api)) + 50;
+    const payload = c.api.createType('PalletMsaAuthorizedKeyData', {
+      discriminant: 'AuthorizedKeyData',
+      msaId,
+      expiration,
+      authorizedPublicKey: receiver.address,
+    }) as unknown as PalletMsaAuthorizedKeyData;
+    const signature = await wallet.signTypedData({
+      domain: DOMAIN,
+      types: {
+        AuthorizedKeyData: [
+          { name: 'msaId', type: 'uint64' },
+          { name: 'expiration', type: 'uint32' },
+          { name: 'authorizedPublicKey', type: 'address' },
+        ],
+      },
+      primaryType: 'AuthorizedKeyData',
+      // An sr25519 key has no Ethereum address: the runtime encodes it as the zero address.
+      message: { msaId, expiration, authorizedPublicKey: `0x${'00'.repeat(20)}` },
+    });
+    const withdraw = c.api.tx.msa.withdrawTokens(accountId, { Ecdsa: signature }, payload);
+    const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(withdraw.signAndSend(c.bob)).rejects.toThrow('Custom error: 5');
+    silenced.mockRestore();
+    const outcome = await submit(withdraw, receiver, { nonce: 0 });
+    expect(eventNames(outcome)).toContain('balances.Transfer');
+    const received = await c.api.query.system.account(receiver.address);
+    expect(received.data.free.toBigInt()).toBe(5n * 10n ** 8n);
+    // A free call from a key with no account leaves its nonce alone, as CheckNonce does.
+    expect(received.nonce.toNumber()).toBe(0);
   });
 });
 

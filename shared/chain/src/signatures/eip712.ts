@@ -43,6 +43,7 @@ function domainSeparator(chainId: number): Uint8Array {
 export type Eip712Payload =
   | 'AddProvider'
   | 'AddKeyData'
+  | 'AuthorizedKeyData'
   | 'ClaimHandlePayload'
   | 'RecoveryCommitmentPayload'
   | 'ItemizedSignaturePayloadV2'
@@ -68,6 +69,14 @@ const STRUCTS: Record<Eip712Payload, (fields: Fields) => Uint8Array> = {
       n(f, 'msaId'),
       n(f, 'expiration'),
       address((f.newPublicKey as Codec).toU8a(true)),
+    ),
+  // The discriminant (which keeps its SCALE form apart from AddKeyData's) is not part of the typed data.
+  AuthorizedKeyData: (f) =>
+    keccak(
+      text('AuthorizedKeyData(uint64 msaId,uint32 expiration,address authorizedPublicKey)'),
+      n(f, 'msaId'),
+      n(f, 'expiration'),
+      address((f.authorizedPublicKey as Codec).toU8a(true)),
     ),
   ClaimHandlePayload: (f) =>
     keccak(text('ClaimHandlePayload(string handle,uint32 expiration)'), bytesHash(f, 'baseHandle'), n(f, 'expiration')),

@@ -125,9 +125,14 @@ export class BlockBuilder {
       throw error;
     }
     if (chargesBalance) context.deposit('Balances', 'Withdraw', { who: signer, amount: extrinsic.fee });
+    // CheckNonce writes the new nonce back unless the call is free and the account does not exist (a fresh key
+    // that may only make free calls leaves no account behind).
     const nonced = readAccount(context, signer);
-    nonced.nonce += 1;
-    writeAccount(context, signer, nonced);
+    const exists = nonced.providers > 0 || nonced.consumers > 0 || nonced.sufficients > 0;
+    if (payment !== 'free' || exists) {
+      nonced.nonce += 1;
+      writeAccount(context, signer, nonced);
+    }
     let failure: Record<string, unknown> | string | undefined;
     try {
       this.overlay.transactional(() => this.runtime.dispatch(context, extrinsic.extrinsic.method as never));

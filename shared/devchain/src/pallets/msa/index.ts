@@ -5,7 +5,7 @@ import { bigintOf, msaIdOf, numberOf, someOf } from '../../runtime/codecs.js';
 import type { AccountHex, CallArgs, DispatchContext, PalletRuntime, ValidationContext } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError } from '../../runtime/errors.js';
 import { ethereumAccountId, verifyPayloadSignature } from '@frequency-gateway/chain';
-import { readAccount } from '../balances.js';
+import { readAccount, spendable, transfer } from '../balances.js';
 import { msaEthereumAddress } from './ethereumAddress.js';
 import { addKey, createMsa, isProvider, keyCount, msaOf, registerProvider, removeKey, requireMsa } from './accounts.js';
 import {
@@ -16,7 +16,7 @@ import {
   revokeDelegation,
   upsertDelegation,
 } from './delegations.js';
-import { registerSignature } from './signatureRegistry.js';
+import { registerSignature, signatureUsable } from './signatureRegistry.js';
 
 export interface MsaLimits {
   maxPublicKeysPerMsa: number;
@@ -36,6 +36,9 @@ const VALIDITY = {
   notKeyOwner: 5,
   activeDelegations: 6,
   handleNotRetired: 7,
+  msaOwnershipInvalidSignature: 8,
+  insufficientBalanceToWithdraw: 9,
+  ineligibleOrigin: 10,
   msaHoldsTokens: 11,
 } as const;
 
@@ -56,7 +59,17 @@ interface AddProvider {
   expiration: Codec;
 }
 
-export function msaPallet(limits: MsaLimits): PalletRuntime {
+interface AuthorizedKeyData extends Codec {
+  discriminant: Codec;
+  msaId: Codec;
+  expiration: Codec;
+  authorizedPublicKey: Codec;
+}
+
+/** The account that holds an MSA's tokens: its synthetic Ethereum address as an Ethereum-style AccountId32. */
+const msaTokenAccount = (msaId: bigint) => u8aToHex(ethereumAccountId(msaEthereumAddress(msaId))) as AccountHex;
+
+export function msaPallet(limits: MsaLimits, existentialDeposit: bigint): PalletRuntime {
   const register = (context: DispatchContext, proof: Codec, expiration: number) =>
     registerSignature(context, proof, expiration, limits.mortalityWindowSize, limits.maxSignaturesStored);
 
@@ -79,7 +92,13 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
 
   return {
     name: 'Msa',
-    feeless: ['revokeDelegationByDelegator', 'revokeDelegationByProvider', 'deleteMsaPublicKey', 'retireMsa'],
+    feeless: [
+      'revokeDelegationByDelegator',
+      'revokeDelegationByProvider',
+      'deleteMsaPublicKey',
+      'retireMsa',
+      'withdrawTokens',
+    ],
     calls: {
       create: (context) => void createMsa(context, signed(context), limits.maxPublicKeysPerMsa),
 
@@ -215,6 +234,18 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
         context.deposit('Msa', 'RecoveryCommitmentInvalidated', { msaId, recoveryCommitment: commitment });
       },
 
+      // The MSA's tokens (held by its Ethereum address) go to the key the owner authorized; the extension has
+      // checked everything else.
+      withdrawTokens: (context, args) => {
+        const receiver = signed(context);
+        const payload = args.authorizationPayload as unknown as AuthorizedKeyData;
+        register(context, args.msaOwnerProof as Codec, numberOf(payload.expiration));
+        const from = msaTokenAccount(bigintOf(payload.msaId));
+        const amount = spendable(readAccount(context, from), existentialDeposit, false);
+        if (amount === 0n) throw new ModuleError('Msa', 'InsufficientBalanceToWithdraw');
+        transfer(context, from, receiver, amount, existentialDeposit, false);
+      },
+
       deleteMsaPublicKey: (context, args) => {
         const target = account(args.publicKeyToDelete);
         removeKey(context, requireMsa(context, target), target);
@@ -252,6 +283,29 @@ export function msaPallet(limits: MsaLimits): PalletRuntime {
         if (signerMsa !== targetMsa) throw INVALID.custom(VALIDITY.notKeyOwner);
       },
       retireMsa: (context) => validateRetirement(context),
+      withdrawTokens: (context, args) => {
+        const payload = args.authorizationPayload as unknown as AuthorizedKeyData;
+        if (account(payload.authorizedPublicKey) !== context.signer) throw INVALID.custom(VALIDITY.notKeyOwner);
+        const owner = account(args.msaOwnerPublicKey);
+        const badProof = () => INVALID.custom(VALIDITY.msaOwnershipInvalidSignature);
+        if (payload.discriminant.toString() !== 'AuthorizedKeyData') throw badProof();
+        if (!verifyPayloadSignature(owner, args.msaOwnerProof as Codec, payload, 'AuthorizedKeyData')) throw badProof();
+        if (msaOf(context, context.signer) !== undefined) throw INVALID.custom(VALIDITY.ineligibleOrigin);
+        if (
+          !signatureUsable(
+            context,
+            args.msaOwnerProof as Codec,
+            numberOf(payload.expiration),
+            limits.mortalityWindowSize,
+          )
+        )
+          throw badProof();
+        const msaId = bigintOf(payload.msaId);
+        const ownerMsa = msaOf(context, owner);
+        if (ownerMsa === undefined || BigInt(ownerMsa) !== msaId) throw INVALID.custom(VALIDITY.invalidMsaKey);
+        if (spendable(readAccount(context, msaTokenAccount(msaId)), existentialDeposit, false) === 0n)
+          throw INVALID.custom(VALIDITY.insufficientBalanceToWithdraw);
+      },
     },
   };
 }
@@ -265,6 +319,6 @@ function validateRetirement(context: ValidationContext): void {
   if (keyCount(context, msaId) !== 1) throw INVALID.custom(VALIDITY.moreThanOneKey);
   if (hasActiveDelegations(context, msaId, context.blockNumber)) throw INVALID.custom(VALIDITY.activeDelegations);
   // Tokens sent to the MSA's own Ethereum address would be lost with it.
-  const msaAccount = u8aToHex(ethereumAccountId(msaEthereumAddress(BigInt(msaId)))) as AccountHex;
-  if (readAccount(context, msaAccount).data.free > 0n) throw INVALID.custom(VALIDITY.msaHoldsTokens);
+  if (readAccount(context, msaTokenAccount(BigInt(msaId))).data.free > 0n)
+    throw INVALID.custom(VALIDITY.msaHoldsTokens);
 }

@@ -1,5 +1,9 @@
 import type { Codec } from '@polkadot/types/types';
 import type { DispatchContext } from '../../runtime/context.js';
+import { someOf } from '../../runtime/codecs.js';
+import type { Reader as StateReader } from './accounts.js';
+
+type Reader = StateReader & { blockNumber: number };
 import { ModuleError } from '../../runtime/errors.js';
 
 /** A payload must expire strictly after the executing block and before the end of the window. */
@@ -18,6 +22,18 @@ export function checkPayloadWindow(
   ];
   if (order === 'expiredFirst') checks.reverse();
   for (const [failed, error] of checks) if (failed) throw new ModuleError(pallet, error);
+}
+
+/**
+ * Whether a signature could be registered now (check_signature_against_registry): inside its window and not
+ * already in the registry. What a transaction extension asks before dispatch.
+ */
+export function signatureUsable(reader: Reader, signature: Codec, expiration: number, window: number): boolean {
+  const current = reader.blockNumber;
+  if (expiration >= current + window || expiration <= current) return false;
+  if (reader.storage.has(reader.state, 'Msa', 'PayloadSignatureRegistryList', signature)) return false;
+  const pointer = someOf<Pointer>(reader.storage.get(reader.state, 'Msa', 'PayloadSignatureRegistryPointer'));
+  return pointer === undefined || pointer.newest.toHex() !== signature.toHex();
 }
 
 interface Pointer {
