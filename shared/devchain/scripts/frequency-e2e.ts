@@ -149,6 +149,7 @@ interface Row {
   passed: number;
   failed: number;
   pending: number;
+  passes: string[];
   failures: { test: string; error: string }[];
 }
 const rows: Row[] = [];
@@ -176,7 +177,8 @@ for (const file of selected) {
     error: (f.err?.message ?? '').split('\n')[0]?.slice(0, 300) ?? '',
   }));
   if (!report) failures.push({ test: '(no report)', error: output.slice(-300) });
-  const row = { file: name, tests, passed, failed: Math.max(0, tests - passed - pending), pending, failures };
+  const passes = (report?.passes ?? []).map((p) => p.fullTitle);
+  const row = { file: name, tests, passed, failed: Math.max(0, tests - passed - pending), pending, passes, failures };
   rows.push(row);
   process.stderr.write(
     `${name}: ${passed}/${tests} passed, ${pending} pending (${Math.round((Date.now() - started) / 1000)} s)\n`,
