@@ -36,6 +36,9 @@ export class SealError extends Error {
   }
 }
 
+/** The least time between two sealed blocks (what a development node needs to make one). */
+const SEAL_GAP_MS = 50;
+
 export interface ChainOptions {
   sealing: Sealing;
   /**
@@ -204,10 +207,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
+  private lastSealAt = 0;
+
+  /**
+   * Runs the next command on a later turn of the event loop, no sooner than `sealGapMs` after the previous
+   * block: a node takes that long to author, import and finalize one, and transactions keep arriving meanwhile
+   * (a burst must not outrun the mortal eras its transactions were signed with).
+   */
   private drain(): void {
     if (this.draining) return;
     this.draining = true;
-    setImmediate(() => {
+    const wait = Math.max(0, this.lastSealAt + SEAL_GAP_MS - Date.now());
+    const run = () => {
       this.draining = false;
       const next = this.commands.shift();
       if (!next) return;
@@ -216,8 +227,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       } catch (error) {
         next.reject(error);
       }
+      this.lastSealAt = Date.now();
       if (this.commands.length > 0) this.drain();
-    });
+    };
+    if (wait === 0) setImmediate(run);
+    else setTimeout(run, wait).unref();
   }
 
   private runCommand({ createEmpty, finalize, parentHash }: SealCommand): Block {
