@@ -1,6 +1,7 @@
 import { waitUntil } from '@frequency-gateway/devstack';
 import { SiwfUser } from './support/siwfUser.js';
 import { useAccountStack } from './support/stack.js';
+import { submitAsAlice } from './support/submit.js';
 
 const stack = useAccountStack();
 
@@ -56,7 +57,13 @@ describe.each(['sr25519', 'ethereum'] as const)('a %s user revokes their delegat
   let msaId: string;
   /** The retirement refused while the user was delegated; its nonce has been used since. */
   let refused: Record<string, unknown>;
-  beforeAll(async () => ({ user, msaId } = await stack.register(kind)), 90_000);
+  beforeAll(async () => {
+    ({ user, msaId } = await stack.register(kind));
+    // The key holds tokens, so each signed call writes its nonce. (A Frequency node leaves the nonce of a free call
+    // unwritten when the account does not exist: without tokens, the refused retirement would stay good.)
+    const transfer = stack.chain.api.tx.balances.transferKeepAlive(user.accountId, 10n ** 12n);
+    expect(await submitAsAlice(transfer)).toContain('balances.Transfer');
+  }, 90_000);
 
   test('retiring while delegated: checked and queued, refused by the chain, FAILED webhook', async () => {
     refused = await signed(user, `/v1/accounts/retireMsa/${user.accountId}`);

@@ -4,7 +4,6 @@ import {
   DEV_CHAIN_ID,
   MAINNET_CHAIN_ID,
   ethereumAccountId,
-  loadProviderKey,
   SignedPayloads,
   type ChainConnection,
   type Eip712Payload,
@@ -28,6 +27,7 @@ import {
   type SiwfResponsePayloadItemActions,
 } from '@projectlibertylabs/siwf';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
+import { submitAsAlice } from './support/submit.js';
 import { encodeAuthorizationPayload, SiwfUser, tamper, type KeyKind } from './support/siwfUser.js';
 
 /** MSA 1: //Alice, the provider the devchain's genesis registers and stakes for. */
@@ -137,23 +137,6 @@ function callsOf(response: SiwfResponse): SubmittableExtrinsic<'promise'>[] {
           throw new Error(`no call for ${payload.type}`);
       }
     });
-}
-
-/** Signs and submits as //Alice; resolves with the "section.Method" events once the extrinsic is in a block. */
-async function submitAsProvider(call: SubmittableExtrinsic<'promise'>): Promise<string[]> {
-  const alice = await loadProviderKey('//Alice');
-  let unsubscribe: (() => void) | undefined;
-  const events = await new Promise<string[]>((resolve, reject) => {
-    call
-      .signAndSend(alice.address, { signer: alice.signer }, (result) => {
-        if (result.status.isInBlock || result.status.isFinalized)
-          resolve(result.events.map(({ event }) => `${event.section}.${event.method}`));
-        else if (result.isError) reject(new Error(`submission ended as ${result.status.type}`));
-      })
-      .then((stop) => (unsubscribe = stop), reject);
-  });
-  unsubscribe?.();
-  return events;
 }
 
 describe.each(KINDS)('SiwfUser (%s)', (kind) => {
@@ -272,7 +255,7 @@ describe.each(KINDS)('SiwfUser (%s)', (kind) => {
     const item = (response.payloads.find((p) => p.type === 'itemActions') as SiwfResponsePayloadItemActions).payload
       .actions[0]?.payloadHex;
 
-    const events = await submitAsProvider(api.tx.frequencyTxPayment.payWithCapacityBatchAll(callsOf(response)));
+    const events = await submitAsAlice(api.tx.frequencyTxPayment.payWithCapacityBatchAll(callsOf(response)));
     expect(events).toEqual(
       expect.arrayContaining([
         'msa.MsaCreated',
@@ -299,7 +282,7 @@ describe.each(KINDS)('SiwfUser (%s)', (kind) => {
     const user = SiwfUser.create(kind);
     const response = await signUp(user, 'siwftampered');
     const index = response.payloads.findIndex((payload) => payload.type === 'claimHandle');
-    const events = await submitAsProvider(
+    const events = await submitAsAlice(
       api.tx.frequencyTxPayment.payWithCapacityBatchAll(callsOf(tamper(response, index))),
     );
     expect(events).toContain('system.ExtrinsicFailed');

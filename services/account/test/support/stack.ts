@@ -203,7 +203,8 @@ export function useAccountStack(options: StackOptions = {}): AccountStack {
   beforeAll(async () => {
     await cryptoWaitReady();
     started = await startAccountStack(options);
-  }, 120_000);
+    // More than a component's own start deadline (120 s), so a slow start fails with the component's reason.
+  }, 240_000);
   afterAll(async () => {
     await started?.stop();
   });
