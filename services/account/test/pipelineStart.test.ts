@@ -81,7 +81,8 @@ function send(tx: SubmittableExtrinsic<'promise'>, signer: KeyringPair): Promise
     tx.signAndSend(signer, ({ status, dispatchError }) => {
       if (dispatchError)
         reject(new Error(`${tx.method.section}.${tx.method.method} failed: ${dispatchError.toString()}`));
-      else if (status.isInBlock) resolve();
+      // A sealed block is final at once (instant and interval sealing): @polkadot/api may report Finalized only.
+      else if (status.isInBlock || status.isFinalized) resolve();
     }).catch(reject);
   });
 }
