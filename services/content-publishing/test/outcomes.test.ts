@@ -5,7 +5,7 @@ import { createLogger, JobQueues, OutboundPolicy, Registry } from '@frequency-ga
 import { TransactionNotifier, WebhookDelivery } from '@frequency-gateway/webhooks';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { requestStatusStore } from '../src/requests.js';
+import { contentRequests } from '../src/requests.js';
 import { OutcomeNotifier } from '../src/worker/notifier.js';
 import { Outcomes, RETRY_JOB } from '../src/worker/outcomes.js';
 import { messageId, PublicationBook, type Publication } from '../src/worker/publications.js';
@@ -21,7 +21,7 @@ describe('publication outcomes', () => {
   let webhookQueue: Queue;
   let book: PublicationBook;
   let outcomes: Outcomes;
-  const status = () => requestStatusStore(redis, 'outcomes', 3600);
+  const status = () => contentRequests.store(redis, 'outcomes', 3600);
   const forgotten: string[] = [];
 
   beforeAll(async () => {

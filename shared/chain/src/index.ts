@@ -66,6 +66,12 @@ export {
   type StartAttempt,
 } from './pipeline.js';
 export {
+  CapacityPipeline,
+  CapacityShortError,
+  type CapacityPipelineConfig,
+  type FollowingOptions,
+} from './capacityPipeline.js';
+export {
   UserTransactions,
   UserTransactionError,
   type UserCall,

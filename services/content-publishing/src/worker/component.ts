@@ -34,7 +34,7 @@ import { z } from 'zod';
 import { SchemaDirectory } from '@frequency-gateway/chain';
 import type { ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { INTAKE_SERVICE, requestStatusStore, requestStatusVariables } from '../requests.js';
+import { contentRequests, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
 import { Announcing, type CloseBatchJob } from './announcing.js';
 import { BatchBook } from './batches.js';
@@ -98,7 +98,7 @@ async function startPipeline(connection: ChainConnection, shared: Shared): Promi
   const key = await loadProviderKey(config.PROVIDER_ACCOUNT_SEED_PHRASE);
   await verifyProvider(api, key, config.PROVIDER_ID);
 
-  const status = requestStatusStore(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
+  const status = contentRequests.store(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
   const publishQueue = queues.queue<PublishJobData>(CONTENT_PUBLISHING_QUEUES.publish);
   const batchQueue = queues.queue<CloseBatchJob>(CONTENT_PUBLISHING_QUEUES.batch);
   const batches = new BatchBook(redis, prefix, { maxRows: config.BATCH_MAX_COUNT });
@@ -233,7 +233,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
-    const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
+    const relay = startIntakeRelay(runtime, contentRequests.intake);
     const notifier = new OutcomeNotifier(
       startTransactionNotifier({ config, queues, logger, metrics, readiness }),
       config.PROVIDER_ID.toString(),
