@@ -1,6 +1,5 @@
 import {
   DelayedError,
-  isLastAttempt,
   type ComponentRuntime,
   type Job,
   type JobContext,
@@ -92,24 +91,17 @@ export class CapacityPipeline {
 
   /**
    * A queue processor whose jobs spend Capacity. A CapacityShortError is not a failure: the job goes back to wait
-   * a block, and Capacity is checked at once, so the monitor pauses the worker until it is back. Any other error
-   * on the job's last attempt is given to `lastAttemptFailed` first (the service fails the request), then thrown.
+   * a block, and Capacity is checked at once, so the monitor pauses the worker until it is back.
    */
-  processor<T, R>(
-    process: JobProcessor<T, R>,
-    lastAttemptFailed?: (job: Job<T, R>, error: unknown) => Promise<void>,
-  ): JobProcessor<T, R> {
+  processor<T, R>(process: JobProcessor<T, R>): JobProcessor<T, R> {
     return async (job: Job<T, R>, context: JobContext) => {
       try {
         return await process(job, context);
       } catch (error) {
-        if (error instanceof CapacityShortError) {
-          await this.monitor?.check().catch(() => undefined);
-          await job.moveToDelayed(Date.now() + this.connection.blockTimeMs, context.token);
-          throw new DelayedError();
-        }
-        if (lastAttemptFailed && isLastAttempt(job)) await lastAttemptFailed(job, error);
-        throw error;
+        if (!(error instanceof CapacityShortError)) throw error;
+        await this.monitor?.check().catch(() => undefined);
+        await job.moveToDelayed(Date.now() + this.connection.blockTimeMs, context.token);
+        throw new DelayedError();
       }
     };
   }

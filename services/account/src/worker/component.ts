@@ -82,20 +82,20 @@ async function startPipeline(
 
   const publisher = queues.worker<TransactionJob, unknown>(
     ACCOUNT_QUEUES.transactionPublish,
-    chain.processor(
-      async (job: Job<TransactionJob>) => {
-        try {
-          return await transactions.process(job);
-        } catch (error) {
-          // Refused for good: the request fails now, and the job ends (retrying cannot change the answer).
-          if (!(error instanceof RefusedError)) throw error;
-          await transactions.refuse(job.data, error.message);
-          return { refused: error.reason };
-        }
-      },
-      (job, error) => transactions.refuse(job.data, (error as Error).message),
-    ),
-    { concurrency: config.TRANSACTION_CONCURRENCY },
+    chain.processor(async (job: Job<TransactionJob>) => {
+      try {
+        return await transactions.process(job);
+      } catch (error) {
+        // Refused for good: the request fails now, and the job ends (retrying cannot change the answer).
+        if (!(error instanceof RefusedError)) throw error;
+        await transactions.refuse(job.data, error.message);
+        return { refused: error.reason };
+      }
+    }),
+    {
+      concurrency: config.TRANSACTION_CONCURRENCY,
+      lastAttemptFailed: (job, error) => transactions.refuse(job.data, (error as Error).message),
+    },
   );
   attempt.onFailure(() => publisher.close());
 

@@ -1,92 +1,30 @@
 import {
+  CapacityShortError,
   ChainQueries,
   foreseenChainError,
   messageCalls,
   SubmissionError,
+  type SchemaDirectory,
   type SignedTransaction,
 } from '@frequency-gateway/chain';
-import type { Job, JobContext, RequestStatusStore } from '@frequency-gateway/platform';
+import type { Job, JobContext } from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { ApiPromise } from '@polkadot/api';
 import type { Call } from '@polkadot/types/interfaces';
-import type { SchemaDirectory } from '@frequency-gateway/chain';
-import { JOB_NAMES, type BatchFilesJob, type OnChainJob } from '../jobs.js';
-import type { Outcomes, RetryJob } from './outcomes.js';
-import { inBatches, RETRY_JOB } from './outcomes.js';
+import type { PublishError, RequestRecords } from '../requestRecords.js';
+import { publishJobOf, type PublishJobName, type PublishJobs } from './jobs.js';
 import { SubmissionUnknownError, type Packer, type Parcel } from './packer.js';
+import { parcelsOf } from './packing.js';
 import {
+  endingOf,
   messageId,
+  publicationOf,
   type Message,
   type MessageState,
   type Publication,
   type PublicationBook,
   type PublicationRecord,
-  type PublishError,
 } from './publications.js';
-
-/** publishQueue job `batch`: an announcement batch file the worker wrote. */
-export interface AnnouncementBatchJob {
-  batchId: string;
-  schemaId: number;
-  cid: string;
-  /** The file's length in bytes (the message's payloadLength). */
-  size: number;
-  referenceIds: string[];
-}
-
-export const ANNOUNCEMENT_BATCH_JOB = 'batch';
-
-export type PublishJobData = AnnouncementBatchJob | BatchFilesJob | OnChainJob | RetryJob;
-
-/** The node refused the transaction for lack of Capacity: wait for the next epoch (or a new stake). */
-export class CapacityShortError extends Error {
-  constructor(cause: unknown) {
-    super('the provider has no Capacity left for this epoch', { cause });
-    this.name = 'CapacityShortError';
-  }
-}
-
-/** What a publish job asks for, as a publication. */
-export function publicationOf(name: string, data: PublishJobData): Publication | undefined {
-  if (name === ANNOUNCEMENT_BATCH_JOB) {
-    const job = data as AnnouncementBatchJob;
-    return {
-      id: `batch-${job.batchId}`,
-      transactionType: 'CAPACITY_BATCH',
-      referenceIds: job.referenceIds,
-      messages: [{ kind: 'ipfs', schemaId: job.schemaId, cid: job.cid, size: job.size }],
-      batchId: job.batchId,
-    };
-  }
-  if (name === JOB_NAMES.batchFiles) {
-    const job = data as BatchFilesJob;
-    return {
-      id: job.referenceId,
-      transactionType: 'CAPACITY_BATCH',
-      referenceIds: [job.referenceId],
-      messages: job.files.map((file) => ({ kind: 'ipfs', schemaId: file.schemaId, cid: file.cid })),
-    };
-  }
-  if (name === JOB_NAMES.onChain) {
-    const job = data as OnChainJob;
-    return {
-      id: job.referenceId,
-      transactionType: 'ON_CHAIN_CONTENT',
-      referenceIds: [job.referenceId],
-      messages: [
-        {
-          kind: 'on-chain',
-          schemaId: job.schemaId,
-          intentId: job.intentId,
-          payload: job.payload,
-          ...(job.onBehalfOf ? { onBehalfOf: job.onBehalfOf } : {}),
-        },
-      ],
-      ...(job.onBehalfOf ? { msaId: job.onBehalfOf } : {}),
-    };
-  }
-  return undefined;
-}
 
 export interface PublisherOptions {
   api: ApiPromise;
@@ -94,25 +32,27 @@ export interface PublisherOptions {
   packer: Packer;
   store: ContentStore;
   directory: SchemaDirectory;
-  status: RequestStatusStore;
-  outcomes: Outcomes;
+  records: RequestRecords;
   providerId: bigint;
   maxBatch: number;
   /** How long a batch file's existence check may take. */
   storeTimeoutMs?: number;
 }
 
+type AnyPublishJob = Job<PublishJobs[PublishJobName]>;
+
 /**
- * The publishQueue processor. A job's messages are checked (the batch file is in IPFS, and its size is the
- * file's length; the schema exists with the right payload location; a user delegated to the provider for
- * on-chain content published on their behalf), turned into `messages` calls, and handed to the packer;
- * the job completes once its transactions are in the node's pool. The tracker reports their outcome.
- * Messages already on their way (a retried job) are not sent twice.
+ * The publish stage, publishQueue's processor. A job's messages are checked (the batch file is in IPFS, and its
+ * size is the file's length; the schema exists with the right payload location; a user delegated to the
+ * provider for on-chain content published on their behalf), turned into `messages` calls, and handed to the
+ * packer; the job completes once its transactions are in the node's pool, and the track stage settles them.
+ * Messages already on their way (a retried job) are not sent twice. A publication that cannot be published
+ * (foreseen, or its job's last attempt failed) fails its requests here.
  */
 export class Publisher {
   constructor(private readonly options: PublisherOptions) {}
 
-  async process(job: Job<PublishJobData>, { log }: JobContext): Promise<{ transactions: string[] } | undefined> {
+  async process(job: AnyPublishJob, { log }: JobContext): Promise<{ transactions: string[] } | undefined> {
     const record = await this.recordOf(job);
     if (!record) return undefined;
     const pending = record.messages.flatMap((state, index) => (state.state === 'pending' ? [index] : []));
@@ -121,11 +61,8 @@ export class Publisher {
 
     const problem = await this.check(publication, pending);
     if (problem) {
-      await this.options.book.set(
-        publication.id,
-        new Map(pending.map((index) => [index, { state: 'failed', error: problem }])),
-      );
-      await this.options.outcomes.fail(publication, problem);
+      await this.fail(publication, pending, problem);
+      log.warn({ publicationId: publication.id, error: problem }, 'not published: the chain would refuse it');
       return { transactions: [] };
     }
 
@@ -137,17 +74,36 @@ export class Publisher {
     const refused = sent.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (refused && !(refused.reason instanceof SubmissionUnknownError)) {
       if (refused.reason instanceof SubmissionError && refused.reason.kind === 'cannotPayFees')
-        throw new CapacityShortError(refused.reason);
+        throw new CapacityShortError('the node refused the transaction for its fees', { cause: refused.reason });
       throw refused.reason;
     }
     log.debug({ publicationId: publication.id, transactions: transactions.map((tx) => tx.hash) }, 'submitted');
     return { transactions: transactions.map((tx) => tx.hash) };
   }
 
-  private async recordOf(job: Job<PublishJobData>): Promise<PublicationRecord | undefined> {
-    if (job.name === RETRY_JOB) return this.options.book.get((job.data as RetryJob).publicationId);
-    const publication = publicationOf(job.name, job.data);
-    if (!publication) throw new Error(`unknown publish job ${job.name}`);
+  /** The job failed its last attempt: its messages not on their way fail, and so do its requests. */
+  async failed(job: AnyPublishJob, error: unknown): Promise<void> {
+    const stated = publishJobOf(job);
+    const id = stated.name === 'retry' ? stated.data.publicationId : publicationOf(stated).id;
+    const record = await this.options.book.get(id);
+    const publication = record?.publication ?? (stated.name === 'retry' ? undefined : publicationOf(stated));
+    if (!publication) return;
+    const pending = (record?.messages ?? []).flatMap((state, index) => (state.state === 'pending' ? [index] : []));
+    await this.fail(publication, pending, { message: error instanceof Error ? error.message : String(error) });
+  }
+
+  private async fail(publication: Publication, pending: number[], error: PublishError): Promise<void> {
+    await this.options.book.set(
+      publication.id,
+      new Map(pending.map((index): [number, MessageState] => [index, { state: 'failed', error }])),
+    );
+    await this.options.records.failed(endingOf(publication), error);
+  }
+
+  private async recordOf(job: AnyPublishJob): Promise<PublicationRecord | undefined> {
+    const stated = publishJobOf(job);
+    if (stated.name === 'retry') return this.options.book.get(stated.data.publicationId);
+    const publication = publicationOf(stated);
     const record = await this.options.book.open(publication);
     // A request that failed and was posted again starts over.
     if (record.messages.some((state) => state.state === 'failed') && job.attemptsMade === 0) {
@@ -205,38 +161,19 @@ export class Publisher {
       : calls.addOnchainMessage(message.onBehalfOf, message.schemaId, message.payload);
   }
 
-  /** Solo messages alone; the rest in groups up to the chain's batch maximum (each group all or nothing). */
+  /** The publication's pending messages as parcels (packing.ts decides which travel together). */
   private parcels(record: PublicationRecord, pending: number[], sizes: Map<number, number>): Parcel[] {
     const { publication } = record;
-    const groups: number[][] = [];
-    const together = pending.filter((index) => !record.solo.has(index));
-    for (let start = 0; start < together.length; start += this.options.maxBatch)
-      groups.push(together.slice(start, start + this.options.maxBatch));
-    const alone = pending.filter((index) => record.solo.has(index)).map((index) => [index]);
-    const book = this.options.book;
-    return [...groups.map((group) => ({ group, solo: false })), ...alone.map((group) => ({ group, solo: true }))].map(
-      ({ group, solo }) => ({
-        messageIds: group.map((index) => messageId(publication.id, index)),
-        calls: group.map((index) => this.call(publication.messages[index] as Message, sizes.get(index))),
-        solo,
-        record: (multi, txHash) =>
-          book.stage(multi, publication.id, new Map(group.map((index) => [index, { state: 'submitted', txHash }]))),
-        unrecord: (multi) =>
-          book.stage(
-            multi,
-            publication.id,
-            new Map(group.map((index): [number, MessageState] => [index, { state: 'pending' }])),
-          ),
-      }),
-    );
+    return parcelsOf(pending, record.solo, this.options.maxBatch).map(({ messages, solo }) => ({
+      messageIds: messages.map((index) => messageId(publication.id, index)),
+      calls: messages.map((index) => this.call(publication.messages[index] as Message, sizes.get(index))),
+      solo,
+    }));
   }
 
   private async markSubmitted(publication: Publication, transactions: SignedTransaction[]): Promise<void> {
     const last = transactions.at(-1);
-    if (!last) return;
-    await inBatches(publication.referenceIds, 200, (referenceId) =>
-      this.options.status.update(referenceId, 'submitted', { transaction: { hash: last.hash } }),
-    );
+    if (last) await this.options.records.submitted(publication.referenceIds, last.hash);
   }
 }
 
