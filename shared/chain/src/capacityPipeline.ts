@@ -8,7 +8,8 @@ import {
 import { CapacityMonitor, type CapacityLimits, type CapacityState, type Pausable } from './capacity.js';
 import type { ChainConnection } from './connection.js';
 import { NonceManager } from './nonces.js';
-import { followTransactions, type ChainPipeline } from './pipeline.js';
+import type { ChainPipeline } from './pipelineStart.js';
+import { followTransactions } from './transactionFollowing.js';
 import { loadProviderKey, verifyProvider, type ProviderKey } from './provider.js';
 import { CapacitySubmitter } from './submitter.js';
 import { TransactionTracker, type TransactionOutcome } from './tracker.js';

@@ -59,12 +59,11 @@ export { SchemaDirectory } from './directory.js';
 export { fromChain } from './chainErrors.js';
 export {
   startWhenChainReady,
-  followTransactions,
   type ChainPipeline,
-  type FollowOptions,
   type PipelineStartOptions,
   type StartAttempt,
-} from './pipeline.js';
+} from './pipelineStart.js';
+export { followTransactions, type FollowOptions } from './transactionFollowing.js';
 export {
   CapacityPipeline,
   CapacityShortError,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
 /**
@@ -14,6 +15,15 @@ export class RedisScript {
     private readonly numberOfKeys?: number,
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /**
+   * A script kept in a `.lua` file beside its module (`new URL('./name.lua', import.meta.url)`), read when the
+   * module loads: the build copies `.lua` files into dist/ next to the compiled modules, and a missing one fails
+   * at start, not at first use.
+   */
+  static fromFile(file: URL, numberOfKeys: number): RedisScript {
+    return new RedisScript(readFileSync(file, 'utf8'), numberOfKeys);
   }
 
   async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[] = []): Promise<unknown> {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { RedisScript } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
 import type { Announcement, AnnouncementRow } from '../document/builder.js';
-import { luaScript } from '../lua.js';
 import { WORKER_RETENTION } from '../retention.js';
 
-const JOIN = luaScript(new URL('./join.lua', import.meta.url), 2);
-const WITHDRAW = luaScript(new URL('./withdraw.lua', import.meta.url), 1);
-const CLOSE = luaScript(new URL('./close.lua', import.meta.url), 2);
+const JOIN = RedisScript.fromFile(new URL('./join.lua', import.meta.url), 2);
+const WITHDRAW = RedisScript.fromFile(new URL('./withdraw.lua', import.meta.url), 1);
+const CLOSE = RedisScript.fromFile(new URL('./close.lua', import.meta.url), 2);
 
 /** One acceptance of a request: the same request accepted again after it failed is another. */
 export interface Acceptance {
