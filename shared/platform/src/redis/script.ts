@@ -18,12 +18,12 @@ export class RedisScript {
   }
 
   /**
-   * A script kept in a `.lua` file beside its module (`new URL('./name.lua', import.meta.url)`), read when the
-   * module loads: the build copies `.lua` files into dist/ next to the compiled modules, and a missing one fails
-   * at start, not at first use.
+   * A script kept in `.lua` files beside its module (`new URL('./name.lua', import.meta.url)`), their texts joined
+   * in order (a file of shared local functions first), read when the module loads: the build copies `.lua` files
+   * into dist/ next to the compiled modules, and a missing one fails at start, not at first use.
    */
-  static fromFile(file: URL, numberOfKeys: number): RedisScript {
-    return new RedisScript(readFileSync(file, 'utf8'), numberOfKeys);
+  static fromFiles(files: readonly URL[], numberOfKeys: number): RedisScript {
+    return new RedisScript(files.map((file) => readFileSync(file, 'utf8')).join('\n'), numberOfKeys);
   }
 
   async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[] = []): Promise<unknown> {

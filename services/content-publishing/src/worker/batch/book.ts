@@ -4,9 +4,11 @@ import type { Redis } from 'ioredis';
 import type { Announcement, AnnouncementRow } from '../document/builder.js';
 import { WORKER_RETENTION } from '../retention.js';
 
-const JOIN = RedisScript.fromFile(new URL('./join.lua', import.meta.url), 2);
-const WITHDRAW = RedisScript.fromFile(new URL('./withdraw.lua', import.meta.url), 1);
-const CLOSE = RedisScript.fromFile(new URL('./close.lua', import.meta.url), 2);
+const script = (name: string) => new URL(`./${name}.lua`, import.meta.url);
+/** join.lua and withdraw.lua read a request's membership alike (membership.lua, prepended to each). */
+const JOIN = RedisScript.fromFiles([script('membership'), script('join')], 2);
+const WITHDRAW = RedisScript.fromFiles([script('membership'), script('withdraw')], 1);
+const CLOSE = RedisScript.fromFiles([script('close')], 2);
 
 /** One acceptance of a request: the same request accepted again after it failed is another. */
 export interface Acceptance {

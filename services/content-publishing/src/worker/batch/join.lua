@@ -1,8 +1,7 @@
 -- Adds a request's announcement row to the open batch of its schema, opening a batch when there is none, and
--- closes the batch when the row fills it. A request's membership says which batch an acceptance of it joined
--- ('<acceptance> <batchId>'), or that the acceptance was withdrawn ('<acceptance> !', see withdraw.lua): an
--- acceptance joins at most once and never after it was withdrawn; a later acceptance (the request failed and
--- was posted again) joins anew, an earlier one is superseded.
+-- closes the batch when the row fills it. The request's membership (membership.lua) records the acceptance that
+-- joined: an acceptance joins at most once and never after it was withdrawn (withdraw.lua); a later acceptance
+-- (the request failed and was posted again) joins anew, an earlier one is superseded.
 --
 -- KEYS[1]  the schema's pointer to its open batch
 -- KEYS[2]  the request's membership
@@ -31,17 +30,9 @@ local membershipTtl = ARGV[8]
 local document = ARGV[9]
 local acceptance = ARGV[10]
 
-local member = redis.call('GET', membership)
-if member then
-  local memberAcceptance, memberBatch = string.match(member, '^(%S+) (%S+)$')
-  -- A membership written before acceptances were kept is this acceptance's.
-  if not memberAcceptance then return {member, -1, 0, 0} end
-  if memberAcceptance > acceptance then return {'', -2, 0, 0} end
-  if memberAcceptance == acceptance then
-    if memberBatch == '!' then return {'', -2, 0, 0} end
-    return {memberBatch, -1, 0, 0}
-  end
-end
+local standing, joinedBatch = standingOf(membership, acceptance)
+if standing == 'joined' then return {joinedBatch, -1, 0, 0} end
+if standing ~= 'free' then return {'', -2, 0, 0} end
 
 local batchId = redis.call('GET', openPointer)
 if not batchId then

@@ -11,15 +11,9 @@ local membership = KEYS[1]
 local acceptance = ARGV[1]
 local membershipTtl = ARGV[2]
 
-local member = redis.call('GET', membership)
-if member then
-  local memberAcceptance, memberBatch = string.match(member, '^(%S+) (%S+)$')
-  if not memberAcceptance then return {'joined', member} end
-  if memberAcceptance > acceptance then return {'superseded', ''} end
-  if memberAcceptance == acceptance then
-    if memberBatch == '!' then return {'withdrawn', ''} end
-    return {'joined', memberBatch}
-  end
-end
+local standing, joinedBatch = standingOf(membership, acceptance)
+if standing == 'joined' then return {'joined', joinedBatch} end
+if standing == 'superseded' then return {'superseded', ''} end
+if standing == 'withdrawn' then return {'withdrawn', ''} end
 redis.call('SET', membership, acceptance .. ' !', 'EX', membershipTtl)
 return {'withdrawn', ''}
