@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
-import type { ContentRequestJob } from '../src/worker/document/jobs.js';
+import type { ContentRequestJob } from '../src/jobs/document.js';
 import { contentRequests } from '../src/requests.js';
 import { call, form, png, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
 

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { contentRequests } from '../src/requests.js';
 import { publishingMetrics } from '../src/worker/metrics.js';
 import { OutcomeNotifier } from '../src/worker/notify/notifier.js';
-import { PUBLISH_JOB_NAMES, type PublishJobs } from '../src/worker/publish/jobs.js';
+import { PUBLISH_JOB_NAMES, type PublishJobs } from '../src/jobs/publish.js';
 import { messageId, PublicationBook, type Publication } from '../src/worker/publish/publications.js';
 import { RequestRecords } from '../src/worker/requestRecords.js';
 import { PublicationSettler } from '../src/worker/track/settler.js';

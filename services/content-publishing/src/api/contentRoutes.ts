@@ -8,7 +8,7 @@ import {
   type ContentKind,
   type ContentRequestOf,
   type Note,
-} from '../worker/document/jobs.js';
+} from '../jobs/document.js';
 import { ICON_MIME_TYPES, NOTE_MIME_TYPES, type AssetCatalog } from './assets.js';
 import type { Intake } from '@frequency-gateway/platform';
 import {

@@ -12,7 +12,7 @@ import { dsnpContentUri } from '@frequency-gateway/dsnp';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { z } from 'zod';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { CONTENT_REQUEST_JOB, type ContentKind, type ContentRequestOf } from '../worker/document/jobs.js';
+import { CONTENT_REQUEST_JOB, type ContentKind, type ContentRequestOf } from '../jobs/document.js';
 import { CONTENT_BODIES } from './schemas.js';
 
 const KINDS = ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone'] as const;

@@ -1,7 +1,7 @@
 import { badRequest, defineRoute, HttpError, unprocessable, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import type { SchemaDirectory } from '@frequency-gateway/chain';
-import { PUBLISH_JOB_NAMES, type OnChainJob } from '../worker/publish/jobs.js';
+import { PUBLISH_JOB_NAMES, type OnChainJob } from '../jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { fromChain } from '@frequency-gateway/chain';
 import type { Intake } from '@frequency-gateway/platform';

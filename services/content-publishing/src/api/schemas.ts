@@ -2,7 +2,7 @@ import { msaIdText } from '@frequency-gateway/chain';
 import { isDsnpContentHash, isDsnpContentUri, isDsnpUserUri } from '@frequency-gateway/dsnp';
 import { isCidV1 } from '@frequency-gateway/storage';
 import { z } from 'zod';
-import type { ContentBodies, ContentKind } from '../worker/document/jobs.js';
+import type { ContentBodies, ContentKind } from '../jobs/document.js';
 
 /**
  * Request bodies of the content publishing api, with the field rules of the service interface and the

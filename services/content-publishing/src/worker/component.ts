@@ -1,6 +1,7 @@
 import {
   CapacityPipeline,
   chainCheck,
+  ChainQueries,
   openChain,
   SchemaDirectory,
   signingChainVariables,
@@ -26,16 +27,16 @@ import { CONTENT_PUBLISHING_JOB_OPTIONS, CONTENT_PUBLISHING_QUEUES } from '../qu
 import { contentRequests, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
 import { BatchBook } from './batch/book.js';
-import type { CloseBatchJob } from './batch/jobs.js';
+import type { CloseBatchJob } from '../jobs/batch.js';
 import { OpenBatches } from './batch/openBatches.js';
 import { BatchWriter } from './batch/writer.js';
 import { Announcer } from './document/announcer.js';
 import { ContentBuilder } from './document/builder.js';
-import type { ContentRequestJob } from './document/jobs.js';
+import type { ContentRequestJob } from '../jobs/document.js';
 import { startIntake } from './intake/relay.js';
 import { publishingMetrics, type PublishingMetrics } from './metrics.js';
 import { OutcomeNotifier } from './notify/notifier.js';
-import type { PublishJobName, PublishJobs } from './publish/jobs.js';
+import type { PublishJobName, PublishJobs } from '../jobs/publish.js';
 import { Packer } from './publish/packer.js';
 import { PublicationBook } from './publish/publications.js';
 import { Publisher } from './publish/publisher.js';
@@ -140,6 +141,7 @@ async function startPipeline(
   attempt.onFailure(() => packer.close());
   const publisher = new Publisher({
     api: connection.api,
+    queries: new ChainQueries(connection.api),
     book: publications,
     packer,
     store,

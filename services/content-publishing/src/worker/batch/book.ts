@@ -1,14 +1,24 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { RedisScript } from '@frequency-gateway/platform';
 import type { Redis } from 'ioredis';
 import type { Announcement, AnnouncementRow } from '../document/builder.js';
 import { WORKER_RETENTION } from '../retention.js';
 
-const script = (name: string) => new URL(`./${name}.lua`, import.meta.url);
-/** join.lua and withdraw.lua read a request's membership alike (membership.lua, prepended to each). */
-const JOIN = RedisScript.fromFiles([script('membership'), script('join')], 2);
-const WITHDRAW = RedisScript.fromFiles([script('membership'), script('withdraw')], 1);
-const CLOSE = RedisScript.fromFiles([script('close')], 2);
+const scriptFile = (name: string) => new URL(`./${name}.lua`, import.meta.url);
+
+/**
+ * join.lua and withdraw.lua decide alike where an acceptance of a request stands: membership.lua's `standingOf`
+ * is put before each (a Redis script cannot call another); their KEYS/ARGV headers stay in the text.
+ */
+function withStanding(name: string, numberOfKeys: number): RedisScript {
+  const text = (file: string) => readFileSync(scriptFile(file), 'utf8');
+  return new RedisScript(`${text('membership')}\n${text(name)}`, numberOfKeys);
+}
+
+const JOIN = withStanding('join', 2);
+const WITHDRAW = withStanding('withdraw', 1);
+const CLOSE = RedisScript.fromFile(scriptFile('close'), 2);
 
 /** One acceptance of a request: the same request accepted again after it failed is another. */
 export interface Acceptance {

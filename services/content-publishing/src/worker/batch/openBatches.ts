@@ -1,10 +1,10 @@
 import type { Counter } from 'prom-client';
 import type { Announcement } from '../document/builder.js';
-import type { ContentKind } from '../document/jobs.js';
+import type { ContentKind } from '../../jobs/document.js';
 import type { JobHandOff } from '../handOff.js';
 import type { Acceptance, BatchBook, Joined, Withdrawal } from './book.js';
 import { closeAfterJoin, closeWhenDue, type CloseOrder } from './closing.js';
-import { CLOSE_BATCH_JOB, type CloseBatchJob } from './jobs.js';
+import { CLOSE_BATCH_JOB, type CloseBatchJob } from '../../jobs/batch.js';
 
 export interface OpenBatchesOptions {
   book: BatchBook;

@@ -5,10 +5,10 @@ import { contentId, type ContentStore, type StoredContent } from '@frequency-gat
 import type { Histogram } from 'prom-client';
 import { toParquetRow } from '../document/builder.js';
 import type { JobHandOff } from '../handOff.js';
-import { PUBLISH_JOB_NAMES, type PublishJobs } from '../publish/jobs.js';
+import { PUBLISH_JOB_NAMES, type PublishJobs } from '../../jobs/publish.js';
 import type { RequestRecords } from '../requestRecords.js';
 import type { BatchBook } from './book.js';
-import type { CloseBatchJob } from './jobs.js';
+import type { CloseBatchJob } from '../../jobs/batch.js';
 
 /** Documents stored per IPFS call (a batch of BATCH_MAX_COUNT rows may carry that many). */
 const DOCUMENTS_PER_CALL = 500;

@@ -5,7 +5,7 @@ import type { Joined } from '../batch/book.js';
 import type { OpenBatches } from '../batch/openBatches.js';
 import type { RequestRecords } from '../requestRecords.js';
 import { ANNOUNCEMENT_OF_KIND, type ContentBuilder } from './builder.js';
-import type { ContentRequestJob } from './jobs.js';
+import type { ContentRequestJob } from '../../jobs/document.js';
 
 /** Thrown while the chain has no schema for an announcement type (the job is retried). */
 export class NoSchemaError extends Error {

@@ -7,7 +7,15 @@ import {
   type TagInput,
 } from '@frequency-gateway/dsnp';
 import { contentId, dsnpHash, publicUrl } from '@frequency-gateway/storage';
-import type { AssetInfo, AssetReference, ContentKind, ContentRequestJob, ContentRequestOf, Note, Tag } from './jobs.js';
+import type {
+  AssetInfo,
+  AssetReference,
+  ContentKind,
+  ContentRequestJob,
+  ContentRequestOf,
+  Note,
+  Tag,
+} from '../../jobs/document.js';
 
 /**
  * One announcement row as it waits in a batch: JSON-safe (the user id as decimal text), with the column names

@@ -1,15 +1,17 @@
 import { SubmissionError, type CapacitySubmitter, type SignedTransaction } from '@frequency-gateway/chain';
 import type { Logger } from '@frequency-gateway/platform';
-import type { Call } from '@polkadot/types/interfaces';
 import type { Counter, Histogram } from 'prom-client';
 import { nextPack, sendsAtOnce, type ParcelShape } from './packing.js';
 import type { SubmissionRecorder } from './publications.js';
+
+/** A runtime call, as the submitter takes it (the chain client's type stays in shared/chain). */
+export type MessageCall = Parameters<CapacitySubmitter['submit']>[0][number];
 
 /** Calls that travel together in one transaction (all or nothing). */
 export interface Parcel {
   /** What the tracker settles, one per call. */
   messageIds: string[];
-  calls: Call[];
+  calls: MessageCall[];
   /** Travels in a transaction of its own. */
   solo: boolean;
 }

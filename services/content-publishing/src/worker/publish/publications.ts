@@ -2,7 +2,7 @@ import type { SignedTransaction, TransactionTracker } from '@frequency-gateway/c
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { EndingRequests, PublishError, TransactionType } from '../requestRecords.js';
 import { WORKER_RETENTION } from '../retention.js';
-import type { PublishJob } from './jobs.js';
+import type { PublishJob } from '../../jobs/publish.js';
 
 /** One call the chain stores as a message. */
 export type Message =

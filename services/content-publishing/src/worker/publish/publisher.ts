@@ -1,19 +1,18 @@
 import {
   CapacityShortError,
-  ChainQueries,
   foreseenChainError,
   messageCalls,
   SubmissionError,
+  type ChainConnection,
+  type ChainQueries,
   type SchemaDirectory,
   type SignedTransaction,
 } from '@frequency-gateway/chain';
 import type { Job, JobContext } from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
-import type { ApiPromise } from '@polkadot/api';
-import type { Call } from '@polkadot/types/interfaces';
 import type { PublishError, RequestRecords } from '../requestRecords.js';
-import { publishJobOf, type PublishJobName, type PublishJobs } from './jobs.js';
-import { SubmissionUnknownError, type Packer, type Parcel } from './packer.js';
+import { publishJobOf, type PublishJobName, type PublishJobs } from '../../jobs/publish.js';
+import { SubmissionUnknownError, type MessageCall, type Packer, type Parcel } from './packer.js';
 import { parcelsOf } from './packing.js';
 import {
   endingOf,
@@ -27,7 +26,9 @@ import {
 } from './publications.js';
 
 export interface PublisherOptions {
-  api: ApiPromise;
+  api: ChainConnection['api'];
+  /** Reads of the chain (the delegation of on-chain content). */
+  queries: ChainQueries;
   book: PublicationBook;
   packer: Packer;
   store: ContentStore;
@@ -127,7 +128,7 @@ export class Publisher {
           `schema ${message.schemaId} stores its payloads ${schema.payloadLocation}, not ${location}`,
         );
       if (message.kind === 'on-chain' && message.onBehalfOf !== undefined) {
-        const queries = new ChainQueries(this.options.api);
+        const { queries } = this.options;
         const user = BigInt(message.onBehalfOf);
         if (!(await queries.isDelegatedFor(user, this.options.providerId, message.intentId)))
           return foreseen(
@@ -154,7 +155,7 @@ export class Publisher {
     return sizes;
   }
 
-  private call(message: Message, size: number | undefined): Call {
+  private call(message: Message, size: number | undefined): MessageCall {
     const calls = messageCalls(this.options.api);
     return message.kind === 'ipfs'
       ? calls.addIpfsMessage(message.schemaId, message.cid, size ?? message.size ?? 0)

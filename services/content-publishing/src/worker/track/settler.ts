@@ -1,7 +1,7 @@
 import type { TransactionOutcome } from '@frequency-gateway/chain';
 import type { Logger } from '@frequency-gateway/platform';
 import type { JobHandOff } from '../handOff.js';
-import { PUBLISH_JOB_NAMES, type PublishJobs } from '../publish/jobs.js';
+import { PUBLISH_JOB_NAMES, type PublishJobs } from '../../jobs/publish.js';
 import { endingOf, parseMessageId, type PublicationBook, type PublicationRecord } from '../publish/publications.js';
 import type { RequestRecords } from '../requestRecords.js';
 import { decide } from './decision.js';

@@ -2,6 +2,8 @@
  * The document stage's job contract: what the api puts on requestQueue (through the intake) and the stage takes
  * off it. The api validates the bodies with its own schemas, whose output must fit these types (it is checked
  * where the api declares its routes); the worker reads them as this contract says, never the api's schemas.
+ * The stages' contracts live here in src/jobs/, beside the api and the worker: both use them, neither imports
+ * the other.
  */
 
 /** The DSNP announcement kinds a content request can make. */
