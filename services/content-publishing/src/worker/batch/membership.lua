@@ -8,6 +8,8 @@
 --                          acceptances were kept, counts as this one's);
 --   'withdrawn'            this acceptance was withdrawn;
 --   'superseded'           a later acceptance holds the request.
+-- KEYS: none of its own (the membership key is the caller's KEYS[2] in join.lua, KEYS[1] in withdraw.lua).
+-- ARGV: none of its own (the acceptance is the caller's ARGV[10] in join.lua, ARGV[1] in withdraw.lua).
 local function standingOf(membership, acceptance)
   local member = redis.call('GET', membership)
   if not member then return 'free' end
