@@ -1,6 +1,6 @@
 import { ChainQueries } from '@frequency-gateway/chain';
 import type { Queue } from 'bullmq';
-import type { BatchFilesJob } from '../src/jobs.js';
+import type { BatchFilesJob } from '../src/jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import { contentId } from '@frequency-gateway/storage';
 import { answerOf, call, expectDocumented, form, png, startApiStack, type ApiStack } from './support/stack.js';

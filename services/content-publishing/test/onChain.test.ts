@@ -1,7 +1,7 @@
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { parseExtraGenesis } from '@frequency-gateway/devchain';
 import type { Queue } from 'bullmq';
-import type { OnChainJob } from '../src/jobs.js';
+import type { OnChainJob } from '../src/jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import { createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { call, startApiStack, type ApiStack } from './support/stack.js';

@@ -59,12 +59,17 @@ export { SchemaDirectory } from './directory.js';
 export { fromChain } from './chainErrors.js';
 export {
   startWhenChainReady,
-  followTransactions,
   type ChainPipeline,
-  type FollowOptions,
   type PipelineStartOptions,
   type StartAttempt,
-} from './pipeline.js';
+} from './pipelineStart.js';
+export { followTransactions, type FollowOptions } from './transactionFollowing.js';
+export {
+  CapacityPipeline,
+  CapacityShortError,
+  type CapacityPipelineConfig,
+  type FollowingOptions,
+} from './capacityPipeline.js';
 export {
   UserTransactions,
   UserTransactionError,

@@ -5,10 +5,12 @@ import { Worker, UnrecoverableError } from 'bullmq';
 import {
   createLogger,
   createMetricsRegistry,
+  JOB_RETENTION,
   JobQueues,
   openRedis,
   TurnBatch,
   type ItemOutcome,
+  type JobsOptions,
 } from '../src/index.js';
 import {
   Intake,
@@ -159,6 +161,28 @@ describe('Intake and IntakeRelay', () => {
     );
     await drained();
     expect(await work.getJobCounts('waiting')).toEqual({ waiting: 41 });
+  });
+
+  it("gives each queue's jobs that queue's options when the intake has a table of them", async () => {
+    const table: Record<string, JobsOptions> = {
+      slow: { attempts: 10, backoff: { type: 'exponential', delay: 1_000 }, ...JOB_RETENTION },
+      quick: { attempts: 2 },
+    };
+    const tabled = new Intake(status, logger, createMetricsRegistry('tabled'), {
+      service: 'tabled',
+      stream,
+      jobOptions: (queue) => table[queue] ?? {},
+    });
+    const [slow, quick] = await Promise.all([
+      tabled.accept(request('by the slow queue', 'slow')),
+      tabled.accept(request('by the quick queue', 'quick')),
+    ]);
+    relay();
+    await drained();
+    expect((await queues.queue('slow').getJob(slow!.referenceId))?.opts).toMatchObject(table.slow!);
+    const quickJob = await queues.queue('quick').getJob(quick!.referenceId);
+    expect(quickJob?.opts).toMatchObject({ attempts: 2 });
+    expect(quickJob?.opts.backoff).toBeUndefined();
   });
 
   it('starts a failed request over: its failed job is replaced; a job in any other state is kept', async () => {

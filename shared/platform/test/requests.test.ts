@@ -8,6 +8,7 @@ import {
   canonicalJson,
   referenceIdOf,
   requestStatusRoutes,
+  serviceRequests,
   type RequestSnapshot,
 } from '../src/requests/index.js';
 
@@ -177,5 +178,64 @@ describe('referenceIds', () => {
     expect(canonicalJson(mixed)).toBe(
       '{"ZZ":0.5,"aa":-3,"list":[1,"two",null,{"a":[true,false],"b":"2"}],"é":"accent"}',
     );
+  });
+});
+
+describe('serviceRequests', () => {
+  const declared = () =>
+    serviceRequests({
+      intake: 'notes',
+      states: ['queued', 'written', 'finalized', 'failed'],
+      recordId: 'NoteRequestDto',
+      fields: { kind: z.enum(['note']) },
+    });
+
+  it('declares the record a service shows: its states, its fields, the common ones, in one schema', () => {
+    const { intake, recordSchema } = declared();
+    expect(intake).toBe('notes');
+    const record = {
+      referenceId: 'r',
+      state: 'written',
+      kind: 'note',
+      version: 2,
+      createdAt: 'a',
+      updatedAt: 'b',
+      history: [{ state: 'queued', at: 'a' }],
+    };
+    expect(recordSchema.parse(record)).toEqual(record);
+    expect(recordSchema.safeParse({ ...record, state: 'batched' }).success).toBe(false);
+    expect(Object.keys(recordSchema.shape)).toEqual([
+      'referenceId',
+      'state',
+      'kind',
+      'version',
+      'createdAt',
+      'updatedAt',
+      'transaction',
+      'block',
+      'error',
+      'history',
+    ]);
+  });
+
+  it('refuses states without queued or the final ones', () => {
+    expect(() => serviceRequests({ intake: 'x', states: ['queued', 'done'], recordId: 'X', fields: {} })).toThrow(
+      'the request states of x lack finalized, failed',
+    );
+  });
+
+  it('stores records whose finalized and failed states are final', async () => {
+    const server = await startRedisServer();
+    const redis = new Redis(server.url);
+    try {
+      const store = declared().store(redis, 'declared', 60);
+      await store.create('n1', { state: 'queued', kind: 'note' });
+      expect(await store.update('n1', 'failed', { error: { message: 'no' } })).toBe(true);
+      expect(await store.update('n1', 'written')).toBe(false);
+      expect(await store.get('n1')).toMatchObject({ state: 'failed' });
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
   });
 });

@@ -13,8 +13,8 @@ import {
 } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { transactionNotifyWebhook } from '../notifications.js';
-import { ACCOUNT_QUEUES } from '../queues.js';
-import { INTAKE_SERVICE, requestRecordSchema, requestStatusStore } from '../requests.js';
+import { ACCOUNT_JOB_OPTIONS, ACCOUNT_QUEUES } from '../queues.js';
+import { accountRequests } from '../requests.js';
 import { version } from '../version.js';
 import { accountRoutes } from './accountRoutes.js';
 import { delegationRoutes } from './delegationRoutes.js';
@@ -90,18 +90,11 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
 
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');
-    const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
+    const status = accountRequests.store(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
     const intake = new Intake(status, logger, metrics, {
-      service: INTAKE_SERVICE,
-      stream: intakeStream(config.CACHE_KEY_PREFIX, INTAKE_SERVICE),
-      // A sign-up job retries its submission a few times (the node away, a nonce race); its outcome on chain is
-      // the tracker's business, not the job's.
-      jobOptions: {
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 2_000 },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      },
+      service: accountRequests.intake,
+      stream: intakeStream(config.CACHE_KEY_PREFIX, accountRequests.intake),
+      jobOptions: ACCOUNT_JOB_OPTIONS.transactionPublish,
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const siwf = new SiwfService(chain, directory, new LoginNonces(redis, config.CACHE_KEY_PREFIX, logger), {
@@ -133,7 +126,7 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
         ...delegationRoutes(writes),
         ...retirementRoutes(writes),
         ...icsRoutes(writes),
-        ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
+        ...requestStatusRoutes({ store: status, recordSchema: accountRequests.recordSchema, signal: shutdown.signal }),
       ],
       webhooks: [transactionNotifyWebhook],
       queueBoard: true,

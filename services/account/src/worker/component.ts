@@ -1,15 +1,9 @@
 import {
-  CapacityMonitor,
-  CapacitySubmitter,
+  CapacityPipeline,
   chainCheck,
-  loadProviderKey,
-  NonceManager,
   openChain,
   signingChainVariables,
   submissionVariables,
-  TransactionTracker,
-  verifyProvider,
-  followTransactions,
   startWhenChainReady,
   type ChainConnection,
   type ChainPipeline,
@@ -18,7 +12,6 @@ import {
 import {
   commonVariables,
   outboundVariables,
-  DelayedError,
   requestStatusVariables,
   variable,
   workerVariables,
@@ -26,7 +19,6 @@ import {
   type ComponentRuntime,
   type ConfigOf,
   type Job,
-  type JobContext,
   startIntakeRelay,
 } from '@frequency-gateway/platform';
 import {
@@ -39,9 +31,9 @@ import { z } from 'zod';
 import type { TransactionJob } from '../jobs.js';
 import { transactionNotifyWebhook } from '../notifications.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
-import { INTAKE_SERVICE, requestStatusStore } from '../requests.js';
+import { accountRequests } from '../requests.js';
 import { version } from '../version.js';
-import { AccountTransactions, CapacityShortError, RefusedError } from './transactions.js';
+import { AccountTransactions, RefusedError } from './transactions.js';
 
 export const accountWorkerConfig = {
   ...commonVariables({ cacheKeyPrefix: 'account' }),
@@ -71,75 +63,47 @@ async function startPipeline(
   notifier: TransactionNotifier,
 ): Promise<ChainPipeline> {
   const { config, logger, redis, queues, metrics } = runtime;
-  const prefix = config.CACHE_KEY_PREFIX;
-  const { api } = connection;
-  const key = await loadProviderKey(config.PROVIDER_ACCOUNT_SEED_PHRASE);
-  await verifyProvider(api, key, config.PROVIDER_ID);
-
-  const status = requestStatusStore(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
+  const chain = await CapacityPipeline.start(connection, runtime, 'account');
+  const status = accountRequests.store(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
   attempt.onFailure(() => status.close());
-  const publishing: { worker?: { pause(): Promise<void>; resume(): void } } = {};
-  const capacity = new CapacityMonitor({
-    api,
-    redis,
-    providerId: config.PROVIDER_ID,
-    limits: config.CAPACITY_LIMIT,
-    prefix,
-    service: 'account',
-    pausable: [{ pause: async () => publishing.worker?.pause(), resume: async () => publishing.worker?.resume() }],
-    metrics,
-  });
-  const holder: { transactions?: AccountTransactions } = {};
-  const tracker = new TransactionTracker(api, redis, {
-    prefix,
-    trustUnfinalized: config.TRUST_UNFINALIZED_BLOCKS,
-    onOutcome: (outcome) => (holder.transactions as AccountTransactions).settle(outcome),
-  });
   const transactions = new AccountTransactions({
-    api,
+    api: connection.api,
     redis,
-    prefix,
-    submitter: new CapacitySubmitter(api, key, new NonceManager(redis, api, key.address, { prefix })),
-    tracker,
-    capacity,
+    prefix: config.CACHE_KEY_PREFIX,
+    submitter: chain.submitter,
+    tracker: chain.tracker,
+    capacity: () => chain.capacity(),
     status,
     notifier,
     providerId: config.PROVIDER_ID.toString(),
     logger,
     metrics,
   });
-  holder.transactions = transactions;
 
-  const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   const publisher = queues.worker<TransactionJob, unknown>(
     ACCOUNT_QUEUES.transactionPublish,
-    async (job: Job<TransactionJob>, context: JobContext) => {
+    chain.processor(async (job: Job<TransactionJob>) => {
       try {
         return await transactions.process(job);
       } catch (error) {
-        if (error instanceof CapacityShortError) {
-          // Not a failure of the job: wait for Capacity (the monitor pauses this worker until it is back).
-          await capacity.check().catch(() => undefined);
-          await job.moveToDelayed(Date.now() + connection.blockTimeMs, context.token);
-          throw new DelayedError();
-        }
-        if (error instanceof RefusedError || isLastAttempt(job)) {
-          await transactions.refuse(job.data, (error as Error).message);
-          if (error instanceof RefusedError) return { refused: error.reason };
-        }
-        throw error;
+        // Refused for good: the request fails now, and the job ends (retrying cannot change the answer).
+        if (!(error instanceof RefusedError)) throw error;
+        await transactions.refuse(job.data, error.message);
+        return { refused: error.reason };
       }
+    }),
+    {
+      concurrency: config.TRANSACTION_CONCURRENCY,
+      lastAttemptFailed: (job, error) => transactions.refuse(job.data, (error as Error).message),
     },
-    { concurrency: config.TRANSACTION_CONCURRENCY },
   );
-  publishing.worker = publisher;
   attempt.onFailure(() => publisher.close());
 
-  const unfollow = await followTransactions({ connection, tracker, capacity, runtime, logger });
+  const following = await chain.follow({ pausable: [publisher], settle: (outcome) => transactions.settle(outcome) });
   logger.info({ provider: config.PROVIDER_ID.toString() }, 'transaction pipeline started');
   return {
     stop: async () => {
-      await unfollow();
+      await following.stop();
       status.close();
     },
   };
@@ -158,7 +122,7 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
     readiness.add(chainCheck(chain));
     const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });
-    const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
+    const relay = startIntakeRelay(runtime, accountRequests.intake);
 
     const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection, attempt) =>
       startPipeline(connection, attempt, runtime, notifier),

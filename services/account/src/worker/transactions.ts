@@ -1,12 +1,13 @@
 import {
   accountCalls,
+  CapacityShortError,
   SubmissionError,
   UserTransactionError,
   UserTransactions,
   type BeforeSubmit,
   type ChainError,
   type SignedTransaction,
-  type CapacityMonitor,
+  type CapacityState,
   type CapacitySubmitter,
   type ChainEvent,
   type TransactionOutcome,
@@ -20,14 +21,6 @@ import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import type { EncodedCall, TransactionJob, UserSignedTransaction } from '../jobs.js';
 import type { AccountNotification } from '../notifications.js';
-
-/** Capacity is short (the service limit, or none left): the job waits, it has not failed. */
-export class CapacityShortError extends Error {
-  constructor(reason: string) {
-    super(`Capacity is short: ${reason}`);
-    this.name = 'CapacityShortError';
-  }
-}
 
 /** A request that can never succeed as asked (the node refused it for good): its job ends, the request fails. */
 export class RefusedError extends Error {
@@ -43,7 +36,8 @@ export interface AccountTransactionsOptions {
   prefix: string;
   submitter: CapacitySubmitter;
   tracker: TransactionTracker;
-  capacity: CapacityMonitor;
+  /** Capacity as last checked (undefined before the first check). */
+  capacity(): CapacityState | undefined;
   status: RequestStatusStore;
   notifier: TransactionNotifier;
   providerId: string;
@@ -157,7 +151,7 @@ export class AccountTransactions {
 
   /** The provider pays: the calls in one payWithCapacity(BatchAll), when capacity allows. */
   private async submitWithCapacity(encoded: EncodedCall[], beforeSubmit: BeforeSubmit): Promise<SignedTransaction> {
-    const capacity = this.options.capacity.current();
+    const capacity = this.options.capacity();
     if (capacity && !capacity.available) throw new CapacityShortError(capacity.reason ?? 'unavailable');
     const builder = accountCalls(this.options.api);
     let calls;
@@ -193,13 +187,9 @@ export class AccountTransactions {
     await this.notify(job.referenceId, 'FAILED', { error });
   }
 
-  /** The tracker's handler: the outcome of one transaction, for the request that rode in it. */
+  /** The tracker's handler (its Capacity already counted): the outcome of one transaction, for its request. */
   async settle(outcome: TransactionOutcome): Promise<void> {
-    const { redis, status, logger, capacity } = this.options;
-    if (outcome.status !== 'expired') {
-      await capacity.recordOutcome(outcome);
-      await capacity.check();
-    }
+    const { redis, status, logger } = this.options;
     for (const referenceId of outcome.jobs) {
       // Only the transaction the request last went in counts (a refused earlier attempt may expire later).
       if ((await redis.get(this.linkKey(referenceId))) !== outcome.txHash) continue;

@@ -1,7 +1,7 @@
 import { badRequest, defineRoute, HttpError, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import type { SchemaDirectory } from '@frequency-gateway/chain';
-import { JOB_NAMES, type BatchFile, type BatchFilesJob } from '../jobs.js';
+import { PUBLISH_JOB_NAMES, type BatchFile, type BatchFilesJob } from '../jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { BATCH_MIME_TYPES } from './assets.js';
 import { fileParts, isStored, receivedFiles, refusals, UPLOAD_REFUSALS, type Uploads } from './uploads.js';
@@ -34,7 +34,7 @@ const acceptFiles = (intake: Intake, files: BatchFile[]) =>
     kind: 'batch-files',
     identity: { files },
     queue: CONTENT_PUBLISHING_QUEUES.publish,
-    jobName: JOB_NAMES.batchFiles,
+    jobName: PUBLISH_JOB_NAMES.batchFiles,
     job: (referenceId) => ({ referenceId, files, acceptedAt: new Date().toISOString() }),
   });
 

@@ -13,8 +13,8 @@ import { contentStoreCheck, openContentStore, storageVariables } from '@frequenc
 import { DEFAULT_WEBHOOK_QUEUE } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
 import { SchemaDirectory } from '@frequency-gateway/chain';
-import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { INTAKE_SERVICE, requestRecordSchema, requestStatusStore, requestStatusVariables } from '../requests.js';
+import { CONTENT_PUBLISHING_JOB_OPTIONS, jobOptionsOf } from '../queues.js';
+import { contentRequests, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
 import { AssetCatalog } from './assets.js';
 import { assetRoutes } from './assetRoutes.js';
@@ -65,13 +65,18 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger });
     readiness.add(chainCheck(chain));
     // The board shows the worker's queues too: its webhook deliveries (and their dead letters) among them.
-    for (const name of [...Object.values(CONTENT_PUBLISHING_QUEUES), DEFAULT_WEBHOOK_QUEUE]) queues.queue(name);
+    for (const [name, options] of Object.entries(CONTENT_PUBLISHING_JOB_OPTIONS)) queues.queue(name, options);
+    queues.queue(DEFAULT_WEBHOOK_QUEUE);
 
     // Requests are answered at once while Redis is away (503), not held until it returns.
     const redis = openRedis(config.REDIS_URL, 'failFast');
-    const status = requestStatusStore(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
-    const stream = intakeStream(config.CACHE_KEY_PREFIX, INTAKE_SERVICE);
-    const intake = new Intake(status, logger, metrics, { service: INTAKE_SERVICE, stream });
+    const status = contentRequests.store(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
+    const stream = intakeStream(config.CACHE_KEY_PREFIX, contentRequests.intake);
+    const intake = new Intake(status, logger, metrics, {
+      service: contentRequests.intake,
+      stream,
+      jobOptions: jobOptionsOf,
+    });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
     const uploads = new Uploads(store, catalog, {
@@ -86,7 +91,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
       ...contentRoutes(intake, catalog),
       ...batchRoutes(intake, directory, uploads),
       ...onChainRoutes(intake, directory, config.PROVIDER_ID),
-      ...requestStatusRoutes({ store: status, recordSchema: requestRecordSchema, signal: shutdown.signal }),
+      ...requestStatusRoutes({ store: status, recordSchema: contentRequests.recordSchema, signal: shutdown.signal }),
       ...(config.ENVIRONMENT === 'dev' ? devRoutes({ intake, queues, redis, stream }) : []),
     ];
     return {

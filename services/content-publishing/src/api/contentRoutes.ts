@@ -1,7 +1,14 @@
 import { badRequest, defineRoute, type Route } from '@frequency-gateway/platform';
 import type { z } from 'zod';
-import { JOB_NAMES, type AssetInfo, type ContentKind, type ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
+import {
+  CONTENT_REQUEST_JOB,
+  type AssetInfo,
+  type ContentBodies,
+  type ContentKind,
+  type ContentRequestOf,
+  type Note,
+} from '../jobs/document.js';
 import { ICON_MIME_TYPES, NOTE_MIME_TYPES, type AssetCatalog } from './assets.js';
 import type { Intake } from '@frequency-gateway/platform';
 import {
@@ -22,10 +29,7 @@ interface AssetUse {
   allowed: RegExp;
 }
 
-type NoteBody = { content: z.output<typeof BroadcastDto>['content'] };
-type ProfileBody = z.output<typeof ProfileDto>;
-
-function noteAssetUses(body: NoteBody): AssetUse[] {
+function noteAssetUses(body: { content: Note }): AssetUse[] {
   return (body.content.assets ?? []).flatMap((asset, a) =>
     asset.isLink === true
       ? []
@@ -37,7 +41,7 @@ function noteAssetUses(body: NoteBody): AssetUse[] {
   );
 }
 
-function iconUses(body: ProfileBody): AssetUse[] {
+function iconUses(body: ContentBodies['profile']): AssetUse[] {
   return (body.profile.icon ?? []).map((icon, i) => ({
     path: `body.profile.icon.${i}.referenceId`,
     cid: icon.referenceId,
@@ -71,20 +75,21 @@ async function resolveAssets(catalog: AssetCatalog, uses: AssetUse[]): Promise<R
   return assets;
 }
 
-interface ContentOperation {
+interface ContentOperation<Kind extends ContentKind> {
   method: 'post' | 'put' | 'delete';
   path: string;
   operationId: string;
   summary: string;
-  kind: ContentKind;
-  body: z.ZodType;
-  uses?: (body: never) => AssetUse[];
+  kind: Kind;
+  /** The body's schema, whose output is a body of the kind as the document stage's job contract has it. */
+  body: z.ZodType<ContentBodies[Kind]>;
+  uses?(body: ContentBodies[Kind]): AssetUse[];
   deprecated?: boolean;
   /** The profile route answers 202 with no body. */
   noBody?: boolean;
 }
 
-const OPERATIONS: ContentOperation[] = [
+const OPERATIONS: { [Kind in ContentKind]: ContentOperation<Kind> }[ContentKind][] = [
   {
     method: 'post',
     path: '/v1/content/{msaId}/broadcast',
@@ -154,48 +159,53 @@ const OPERATIONS: ContentOperation[] = [
  * request for the worker, answering 202 with the request's referenceId once the job is in Redis.
  */
 export function contentRoutes(intake: Intake, catalog: AssetCatalog): Route[] {
-  return OPERATIONS.map((operation) =>
-    defineRoute({
-      method: operation.method,
-      path: operation.path,
-      operationId: operation.operationId,
-      summary: operation.summary,
-      description:
-        'Accepted requests are published asynchronously: follow them at GET /v1/requests/{referenceId}. The same request posted again gets the same referenceId and is not published twice.',
-      tags: [operation.kind === 'profile' ? 'profile' : 'content'],
-      ...(operation.deprecated ? { deprecated: true } : {}),
-      params: msaIdParam,
-      body: operation.body,
-      responses: {
-        202: operation.noBody
-          ? { description: 'Accepted; the referenceId is in the Location header' }
-          : { description: 'Accepted', schema: AnnouncementResponseDto },
-        400: { description: 'A field is missing or malformed, or a referenced asset is unknown or of the wrong type' },
-        503: { description: 'The request could not be queued; nothing was accepted' },
-      },
-      handler: async ({ params, body }) => {
-        const content = body as Record<string, unknown>;
-        const assets = operation.uses ? await resolveAssets(catalog, operation.uses(content as never)) : {};
-        const msaId = params.msaId.toString();
-        const { referenceId } = await intake.accept<ContentRequestJob>({
+  return OPERATIONS.map((operation) => contentRoute(intake, catalog, operation));
+}
+
+function contentRoute<Kind extends ContentKind>(
+  intake: Intake,
+  catalog: AssetCatalog,
+  operation: ContentOperation<Kind>,
+): Route {
+  return defineRoute({
+    method: operation.method,
+    path: operation.path,
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description:
+      'Accepted requests are published asynchronously: follow them at GET /v1/requests/{referenceId}. The same request posted again gets the same referenceId and is not published twice.',
+    tags: [operation.kind === 'profile' ? 'profile' : 'content'],
+    ...(operation.deprecated ? { deprecated: true } : {}),
+    params: msaIdParam,
+    body: operation.body,
+    responses: {
+      202: operation.noBody
+        ? { description: 'Accepted; the referenceId is in the Location header' }
+        : { description: 'Accepted', schema: AnnouncementResponseDto },
+      400: { description: 'A field is missing or malformed, or a referenced asset is unknown or of the wrong type' },
+      503: { description: 'The request could not be queued; nothing was accepted' },
+    },
+    handler: async ({ params, body }) => {
+      const assets = operation.uses ? await resolveAssets(catalog, operation.uses(body)) : {};
+      const msaId = params.msaId.toString();
+      const { referenceId } = await intake.accept<ContentRequestOf<Kind>>({
+        kind: operation.kind,
+        identity: { msaId, body },
+        msaId,
+        queue: CONTENT_PUBLISHING_QUEUES.request,
+        jobName: CONTENT_REQUEST_JOB,
+        job: (id) => ({
+          referenceId: id,
           kind: operation.kind,
-          identity: { msaId, body: content },
           msaId,
-          queue: CONTENT_PUBLISHING_QUEUES.request,
-          jobName: JOB_NAMES.content,
-          job: (id) => ({
-            referenceId: id,
-            kind: operation.kind,
-            msaId,
-            body: content,
-            assets,
-            acceptedAt: new Date().toISOString(),
-          }),
-        });
-        return operation.noBody
-          ? { status: 202, headers: { location: `/v1/requests/${referenceId}` } }
-          : { status: 202, body: { referenceId } };
-      },
-    }),
-  );
+          body,
+          assets,
+          acceptedAt: new Date().toISOString(),
+        }),
+      });
+      return operation.noBody
+        ? { status: 202, headers: { location: `/v1/requests/${referenceId}` } }
+        : { status: 202, body: { referenceId } };
+    },
+  });
 }

@@ -11,8 +11,8 @@ import {
 import { dsnpContentUri } from '@frequency-gateway/dsnp';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { z } from 'zod';
-import { JOB_NAMES, type ContentKind, type ContentRequestJob } from '../jobs.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
+import { CONTENT_REQUEST_JOB, type ContentKind, type ContentRequestOf } from '../jobs/document.js';
 import { CONTENT_BODIES } from './schemas.js';
 
 const KINDS = ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone'] as const;
@@ -20,7 +20,7 @@ const KINDS = ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone
 const randomHash = () => dsnpHash(randomBytes(32));
 
 /** A valid request body of each kind, with random content so that each one is a new request. */
-function dummyBody(kind: ContentKind, index: number): Record<string, unknown> {
+function dummyBody(kind: ContentKind, index: number): object {
   const published = new Date().toISOString();
   const note = { content: `Dummy ${kind} ${index} (${randomBytes(6).toString('hex')})`, published };
   const target = { targetAnnouncementType: 'broadcast', targetContentHash: randomHash() };
@@ -98,27 +98,24 @@ export function devRoutes({ intake, queues, redis, stream }: DevRoutesOptions): 
         const referenceIds: string[] = [];
         for (let index = 0; index < count; index++) {
           const msaId = String(randomInt(2, 1_000_000));
-          // Parsed like a posted body, so a dummy is exactly what a client could have sent.
-          const body = CONTENT_BODIES[queueType].parse(dummyBody(queueType, index)) as Record<string, unknown>;
-          const { referenceId } = await intake.accept<ContentRequestJob>({
-            kind: queueType,
-            identity: { msaId, body },
-            msaId,
-            queue: CONTENT_PUBLISHING_QUEUES.request,
-            jobName: JOB_NAMES.content,
-            job: (id) => ({
-              referenceId: id,
-              kind: queueType,
-              msaId,
-              body,
-              assets: {},
-              acceptedAt: new Date().toISOString(),
-            }),
-          });
+          const { referenceId } = await acceptDummy(intake, queueType, index, msaId);
           referenceIds.push(referenceId);
         }
         return { status: 201, body: { referenceIds } };
       },
     }),
   ];
+}
+
+/** One dummy request of a kind, parsed like a posted body, so that it is exactly what a client could have sent. */
+function acceptDummy<Kind extends ContentKind>(intake: Intake, kind: Kind, index: number, msaId: string) {
+  const body = CONTENT_BODIES[kind].parse(dummyBody(kind, index));
+  return intake.accept<ContentRequestOf<Kind>>({
+    kind,
+    identity: { msaId, body },
+    msaId,
+    queue: CONTENT_PUBLISHING_QUEUES.request,
+    jobName: CONTENT_REQUEST_JOB,
+    job: (id) => ({ referenceId: id, kind, msaId, body, assets: {}, acceptedAt: new Date().toISOString() }),
+  });
 }

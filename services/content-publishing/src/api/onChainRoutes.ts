@@ -1,7 +1,7 @@
 import { badRequest, defineRoute, HttpError, unprocessable, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import type { SchemaDirectory } from '@frequency-gateway/chain';
-import { JOB_NAMES, type OnChainJob } from '../jobs.js';
+import { PUBLISH_JOB_NAMES, type OnChainJob } from '../jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { fromChain } from '@frequency-gateway/chain';
 import type { Intake } from '@frequency-gateway/platform';
@@ -106,7 +106,7 @@ export function onChainRoutes(intake: Intake, directory: SchemaDirectory, provid
           identity: fields,
           msaId: onBehalfOf,
           queue: CONTENT_PUBLISHING_QUEUES.publish,
-          jobName: JOB_NAMES.onChain,
+          jobName: PUBLISH_JOB_NAMES.onChain,
           job: (id) => ({
             referenceId: id,
             ...fields,

@@ -2,6 +2,7 @@ import { msaIdText } from '@frequency-gateway/chain';
 import { isDsnpContentHash, isDsnpContentUri, isDsnpUserUri } from '@frequency-gateway/dsnp';
 import { isCidV1 } from '@frequency-gateway/storage';
 import { z } from 'zod';
+import type { ContentBodies, ContentKind } from '../jobs/document.js';
 
 /**
  * Request bodies of the content publishing api, with the field rules of the service interface and the
@@ -299,12 +300,12 @@ export const OnChainContentDtoV2 = z
 
 export const AnnouncementResponseDto = z.object({ referenceId: z.string() }).meta({ id: 'AnnouncementResponseDto' });
 
-/** The request body of each content kind. */
-export const CONTENT_BODIES = {
+/** The request body of each content kind; each schema's output is the body the document stage's contract takes. */
+export const CONTENT_BODIES: { [Kind in ContentKind]: z.ZodType<ContentBodies[Kind]> } = {
   broadcast: BroadcastDto,
   reply: ReplyDto,
   reaction: ReactionDto,
   update: UpdateDto,
   tombstone: TombstoneDto,
   profile: ProfileDto,
-} as const;
+};

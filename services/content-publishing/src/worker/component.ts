@@ -1,55 +1,47 @@
 import {
-  CapacityMonitor,
-  CapacitySubmitter,
+  CapacityPipeline,
   chainCheck,
-  loadProviderKey,
-  NonceManager,
+  ChainQueries,
   openChain,
+  SchemaDirectory,
   signingChainVariables,
-  submissionVariables,
-  TransactionTracker,
-  verifyProvider,
-  followTransactions,
   startWhenChainReady,
+  submissionVariables,
   type ChainConnection,
   type ChainPipeline,
+  type StartAttempt,
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
   outboundVariables,
-  DelayedError,
   variable,
   workerVariables,
   type ComponentDefinition,
   type ComponentRuntime,
   type ConfigOf,
-  type Job,
-  type JobContext,
-  startIntakeRelay,
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables, type ContentStore } from '@frequency-gateway/storage';
 import { startTransactionNotifier, transactionWebhookVariables, webhookVariables } from '@frequency-gateway/webhooks';
-import type { Queue } from 'bullmq';
 import { z } from 'zod';
-import { SchemaDirectory } from '@frequency-gateway/chain';
-import type { ContentRequestJob } from '../jobs.js';
-import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
-import { INTAKE_SERVICE, requestStatusStore, requestStatusVariables } from '../requests.js';
+import { CONTENT_PUBLISHING_JOB_OPTIONS, CONTENT_PUBLISHING_QUEUES } from '../queues.js';
+import { contentRequests, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
-import { Announcing, type CloseBatchJob } from './announcing.js';
-import { BatchBook } from './batches.js';
-import { ContentBuilder } from './content.js';
-import { OutcomeNotifier } from './notifier.js';
-import { Outcomes, RETRY_JOB, type RetryJob } from './outcomes.js';
-import { Packer } from './packer.js';
-import { PublicationBook } from './publications.js';
-import {
-  CapacityShortError,
-  publicationOf,
-  Publisher,
-  type AnnouncementBatchJob,
-  type PublishJobData,
-} from './publisher.js';
+import { BatchBook } from './batch/book.js';
+import type { CloseBatchJob } from '../jobs/batch.js';
+import { OpenBatches } from './batch/openBatches.js';
+import { BatchWriter } from './batch/writer.js';
+import { Announcer } from './document/announcer.js';
+import { ContentBuilder } from './document/builder.js';
+import type { ContentRequestJob } from '../jobs/document.js';
+import { startIntake } from './intake/relay.js';
+import { publishingMetrics, type PublishingMetrics } from './metrics.js';
+import { OutcomeNotifier } from './notify/notifier.js';
+import type { PublishJobName, PublishJobs } from '../jobs/publish.js';
+import { Packer } from './publish/packer.js';
+import { PublicationBook } from './publish/publications.js';
+import { Publisher } from './publish/publisher.js';
+import { RequestRecords } from './requestRecords.js';
+import { PublicationSettler } from './track/settler.js';
 
 const count = (min: number, max: number, fallback: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -83,136 +75,112 @@ export const contentPublishingWorkerConfig = {
 
 type WorkerConfig = ConfigOf<typeof contentPublishingWorkerConfig>;
 
+/** What outlives an attempt to start the pipeline: built once per process in `setup`. */
 interface Shared {
   runtime: ComponentRuntime<WorkerConfig>;
   store: ContentStore;
   directory: SchemaDirectory;
   notifier: OutcomeNotifier;
+  metrics: PublishingMetrics;
 }
 
-async function startPipeline(connection: ChainConnection, shared: Shared): Promise<ChainPipeline> {
-  const { runtime, store, directory, notifier } = shared;
-  const { config, logger, redis, queues, metrics } = runtime;
+const { request: REQUEST_QUEUE, batch: BATCH_QUEUE, publish: PUBLISH_QUEUE } = CONTENT_PUBLISHING_QUEUES;
+
+/**
+ * The chain-side pipeline, stage by stage (see the README's stage map): built once the node answers and the key
+ * checks out. An attempt that fails undoes what it started (`attempt.onFailure`) and the metrics are the
+ * process's, so the next attempt starts clean.
+ */
+async function startPipeline(
+  connection: ChainConnection,
+  attempt: StartAttempt,
+  shared: Shared,
+): Promise<ChainPipeline> {
+  const { runtime, store, directory, notifier, metrics } = shared;
+  const { config, logger, redis, queues } = runtime;
   const prefix = config.CACHE_KEY_PREFIX;
-  const { api } = connection;
-  const key = await loadProviderKey(config.PROVIDER_ACCOUNT_SEED_PHRASE);
-  await verifyProvider(api, key, config.PROVIDER_ID);
+  const chain = await CapacityPipeline.start(connection, runtime, 'content-publishing');
 
-  const status = requestStatusStore(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
-  const publishQueue = queues.queue<PublishJobData>(CONTENT_PUBLISHING_QUEUES.publish);
-  const batchQueue = queues.queue<CloseBatchJob>(CONTENT_PUBLISHING_QUEUES.batch);
-  const batches = new BatchBook(redis, prefix, { maxRows: config.BATCH_MAX_COUNT });
+  const status = contentRequests.store(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
+  attempt.onFailure(() => status.close());
+  const records = new RequestRecords(status, { listener: notifier, finished: metrics.finished });
+  const batchQueue = queues.queue<CloseBatchJob>(BATCH_QUEUE);
+  const publishQueue = queues.queue<PublishJobs[PublishJobName]>(PUBLISH_QUEUE);
+  const batchBook = new BatchBook(redis, prefix, { maxRows: config.BATCH_MAX_COUNT });
   const publications = new PublicationBook(redis, prefix);
-  const submitter = new CapacitySubmitter(api, key, new NonceManager(redis, api, key.address, { prefix }));
 
-  // The monitor pauses the publish worker, whose jobs ask the monitor to check: the worker comes later.
-  const publishing: { worker?: { pause(): Promise<void>; resume(): void } } = {};
-  const capacity = new CapacityMonitor({
-    api,
-    redis,
-    providerId: config.PROVIDER_ID,
-    limits: config.CAPACITY_LIMIT,
-    prefix,
-    service: 'content-publishing',
-    pausable: [{ pause: async () => publishing.worker?.pause(), resume: async () => publishing.worker?.resume() }],
-    metrics,
+  // document → batch → publish → track (notify: the records' listener)
+  const batches = new OpenBatches({
+    book: batchBook,
+    closer: batchQueue,
+    intervalMs: config.BATCH_INTERVAL_SECONDS * 1000,
+    batched: metrics.batched,
   });
-  const outcomes = new Outcomes({
-    book: publications,
-    status,
-    notifier,
-    publishQueue: publishQueue as Queue,
-    capacity,
-    maxAttempts: config.PUBLISH_MAX_ATTEMPTS,
-    retryDelayMs: connection.blockTimeMs,
-    forgetMemberships: (referenceIds) => batches.forget(referenceIds),
+  const announcer = new Announcer({
+    builder: new ContentBuilder(config.IPFS_GATEWAY_URL),
+    directory,
+    batches,
+    records,
     logger,
-    metrics,
   });
-  const tracker = new TransactionTracker(api, redis, {
-    prefix,
-    trustUnfinalized: config.TRUST_UNFINALIZED_BLOCKS,
-    onOutcome: (outcome) => outcomes.settle(outcome),
+  const writer = new BatchWriter({
+    book: batchBook,
+    directory,
+    store,
+    records,
+    publisher: publishQueue,
+    batchRows: metrics.batchRows,
   });
-  const packer = new Packer(submitter, tracker, { windowMs: config.PUBLISH_WINDOW_MS, logger, metrics });
+  const packer = new Packer(chain.submitter, {
+    windowMs: config.PUBLISH_WINDOW_MS,
+    submissions: publications.submissions(chain.tracker),
+    logger,
+    transactions: metrics.transactions,
+    callsPerTransaction: metrics.callsPerTransaction,
+  });
+  attempt.onFailure(() => packer.close());
   const publisher = new Publisher({
-    api,
+    api: connection.api,
+    queries: new ChainQueries(connection.api),
     book: publications,
     packer,
     store,
     directory,
-    status,
-    outcomes,
+    records,
     providerId: config.PROVIDER_ID,
-    maxBatch: submitter.maxBatch,
+    maxBatch: chain.submitter.maxBatch,
   });
-  const announcing = new Announcing({
-    builder: new ContentBuilder(config.IPFS_GATEWAY_URL),
-    book: batches,
-    directory,
-    store,
-    status,
-    batchQueue,
-    publishQueue: publishQueue as unknown as Queue<AnnouncementBatchJob>,
-    intervalMs: config.BATCH_INTERVAL_SECONDS * 1000,
-    metrics,
+  const settler = new PublicationSettler({
+    book: publications,
+    records,
+    publisher: publishQueue,
+    maxAttempts: config.PUBLISH_MAX_ATTEMPTS,
+    retryDelayMs: connection.blockTimeMs,
+    logger,
   });
 
-  const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  queues.worker<ContentRequestJob, unknown>(
-    CONTENT_PUBLISHING_QUEUES.request,
-    async (job, context) => {
-      try {
-        return await announcing.processRequest(job, context);
-      } catch (error) {
-        if (isLastAttempt(job)) {
-          const { referenceId } = job.data;
-          const publication = { id: referenceId, transactionType: 'CAPACITY_BATCH' as const, messages: [] };
-          await outcomes.fail({ ...publication, referenceIds: [referenceId] }, { message: (error as Error).message });
-        }
-        throw error;
-      }
-    },
-    { concurrency: config.REQUEST_CONCURRENCY },
+  const documenting = queues.worker<ContentRequestJob, unknown>(
+    REQUEST_QUEUE,
+    (job, context) => announcer.process(job, context),
+    { concurrency: config.REQUEST_CONCURRENCY, lastAttemptFailed: (job, error) => announcer.failed(job, error) },
   );
-  queues.worker<CloseBatchJob, unknown>(
-    CONTENT_PUBLISHING_QUEUES.batch,
-    (job, context) => announcing.processClose(job, context),
-    { concurrency: 4 },
-  );
-  const publishProcessor = async (job: Job<PublishJobData>, context: JobContext) => {
-    try {
-      return await publisher.process(job, context);
-    } catch (error) {
-      if (error instanceof CapacityShortError) {
-        // Not a failure of the job: wait for Capacity (the monitor pauses this worker until it is back).
-        await capacity.check().catch(() => undefined);
-        await job.moveToDelayed(Date.now() + connection.blockTimeMs, context.token);
-        throw new DelayedError();
-      }
-      if (isLastAttempt(job)) {
-        // A retry job names its publication; the others state it.
-        const publication =
-          job.name === RETRY_JOB
-            ? (await publications.get((job.data as RetryJob).publicationId))?.publication
-            : publicationOf(job.name, job.data);
-        if (publication) await outcomes.fail(publication, { message: (error as Error).message });
-      }
-      throw error;
-    }
-  };
-  publishing.worker = queues.worker<PublishJobData, unknown>(CONTENT_PUBLISHING_QUEUES.publish, publishProcessor, {
-    concurrency: config.PUBLISH_CONCURRENCY,
+  const batching = queues.worker<CloseBatchJob, unknown>(BATCH_QUEUE, (job, context) => writer.process(job, context), {
+    concurrency: 4,
   });
+  const publishing = queues.worker<PublishJobs[PublishJobName], unknown>(
+    PUBLISH_QUEUE,
+    chain.processor((job, context) => publisher.process(job, context)),
+    { concurrency: config.PUBLISH_CONCURRENCY, lastAttemptFailed: (job, error) => publisher.failed(job, error) },
+  );
+  for (const worker of [documenting, batching, publishing]) attempt.onFailure(() => worker.close());
 
-  const unfollow = await followTransactions({ connection, tracker, capacity, runtime, logger });
-  const rearmed = await announcing.rearm();
+  const rearmed = await batches.rearm();
+  const following = await chain.follow({ pausable: [publishing], settle: (outcome) => settler.settle(outcome) });
   logger.info({ provider: config.PROVIDER_ID.toString(), openBatches: rearmed }, 'publishing pipeline started');
-
   return {
     stop: async () => {
       packer.close();
-      await unfollow();
+      await following.stop();
       status.close();
     },
   };
@@ -233,14 +201,17 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
-    const relay = startIntakeRelay(runtime, INTAKE_SERVICE);
+    // Each queue with its job options (src/queues.ts) before anything adds to it, the intake's relay first.
+    for (const [name, options] of Object.entries(CONTENT_PUBLISHING_JOB_OPTIONS)) queues.queue(name, options);
+    const relay = startIntake(runtime);
     const notifier = new OutcomeNotifier(
       startTransactionNotifier({ config, queues, logger, metrics, readiness }),
       config.PROVIDER_ID.toString(),
     );
+    const shared = { runtime, store, directory, notifier, metrics: publishingMetrics(metrics) };
 
-    const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection) =>
-      startPipeline(connection, { runtime, store, directory, notifier }),
+    const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection, attempt) =>
+      startPipeline(connection, attempt, shared),
     );
 
     return {

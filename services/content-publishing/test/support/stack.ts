@@ -17,7 +17,7 @@ import {
 import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { contentPublishingApi } from '../../src/api/component.js';
-import { INTAKE_SERVICE } from '../../src/requests.js';
+import { contentRequests } from '../../src/requests.js';
 
 /** The api on a real Redis server, a devchain over WebSocket and the embedded content store. */
 export interface ApiStack {
@@ -70,7 +70,7 @@ export async function startApiStack(
   const logger = createLogger({ component: 'relay', level: 'fatal', pretty: false, destination: new PassThrough() });
   const metrics = createMetricsRegistry('relay');
   const jobQueues = new JobQueues({ redisUrl: redisServer.url, keyPrefix: TEST_PREFIX, logger, metrics });
-  const stream = intakeStream(TEST_PREFIX, INTAKE_SERVICE);
+  const stream = intakeStream(TEST_PREFIX, contentRequests.intake);
   const relay = new IntakeRelay({ redisUrl: redisServer.url, stream, queues: jobQueues, logger, metrics });
   if (options.relay !== false) relay.start();
   const drained = async () => {

@@ -1,3 +1,4 @@
 export * from './jobQueues.js';
 export * from './board.js';
 export * from './jobIds.js';
+export * from './retention.js';

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import { openRedis, RedisAvailability, redisFailureOf } from '../redis/index.js';
 import { failFastBackend } from './failFastBackend.js';
+import { isLastAttempt } from './retention.js';
 
 export { DelayedError, UnrecoverableError } from 'bullmq';
 export type { Job, JobsOptions } from 'bullmq';
@@ -29,8 +30,13 @@ export interface JobQueuesOptions {
   availability?: RedisAvailability;
 }
 
-export interface WorkerOptions {
+export interface WorkerOptions<T = unknown, R = unknown> {
   concurrency?: number;
+  /**
+   * Called when a job fails its last attempt (the processor threw, not DelayedError), before BullMQ marks it
+   * failed: where a service ends the request the job stood for. An error it throws is logged; the job fails.
+   */
+  lastAttemptFailed?: (job: Job<T, R>, error: unknown) => Promise<void>;
   /** BullMQ worker settings, e.g. a custom `backoffStrategy` for jobs with `backoff: {type: <custom>}`. */
   settings?: AdvancedOptions;
 }
@@ -112,7 +118,7 @@ export class JobQueues {
   }
 
   /** Starts consuming a queue. The processor's outcome and duration are measured here. */
-  worker<T, R>(name: string, processor: JobProcessor<T, R>, options: WorkerOptions = {}): Worker<T, R> {
+  worker<T, R>(name: string, processor: JobProcessor<T, R>, options: WorkerOptions<T, R> = {}): Worker<T, R> {
     this.queue(name);
     const logger = this.options.logger;
     const worker = new Worker<T, R>(
@@ -136,6 +142,12 @@ export class JobQueues {
           }
           observe('failed');
           log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'job failed');
+          if (options.lastAttemptFailed && isLastAttempt(job))
+            await options
+              .lastAttemptFailed(job, error)
+              .catch((cause: unknown) =>
+                log.error({ err: cause }, 'could not end the request of a job that failed its last attempt'),
+              );
           throw error;
         }
       },

@@ -4,3 +4,4 @@ export * from './intake.js';
 export * from './variables.js';
 export * from './details.js';
 export * from './relay.js';
+export * from './serviceRequests.js';

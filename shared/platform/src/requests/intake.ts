@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
-import type { JobsOptions } from '../queues/index.js';
+import { JOB_RETENTION, type JobsOptions } from '../queues/index.js';
 import { TurnBatch, type ItemOutcome } from '../redis/turnBatch.js';
 import type { RequestStatusStore } from './store.js';
 
@@ -32,8 +32,7 @@ export function referenceIdOf(kind: string, identity: unknown): string {
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
+  ...JOB_RETENTION,
 };
 
 export interface Accepted {
@@ -65,8 +64,11 @@ export interface IntakeOptions {
   service: string;
   /** The intake stream (see intakeStream), which the service's workers relay into their queues. */
   stream: string;
-  /** The BullMQ options of every job (the job id is always the referenceId). */
-  jobOptions?: JobsOptions;
+  /**
+   * The BullMQ options of the jobs (the job id is always the referenceId): the same for every queue, or each
+   * queue's own (a service's table of queues). Default: DEFAULT_JOB_OPTIONS.
+   */
+  jobOptions?: JobsOptions | ((queue: string) => JobsOptions);
 }
 
 export interface IntakeRequest<T> {
@@ -101,7 +103,8 @@ interface Submitted {
 export class Intake {
   private readonly accepted: Counter<'kind' | 'outcome'>;
   private readonly batch = new TurnBatch<Submitted, Accepted>((items) => this.write(items));
-  private readonly jobOptions: string;
+  /** Each queue's job options, as the intake entry carries them (JSON). */
+  private readonly jobOptions = new Map<string, string>();
 
   constructor(
     private readonly status: RequestStatusStore,
@@ -115,7 +118,16 @@ export class Intake {
       labelNames: ['kind', 'outcome'],
       registers: [metrics],
     });
-    this.jobOptions = JSON.stringify(options.jobOptions ?? DEFAULT_JOB_OPTIONS);
+  }
+
+  private jobOptionsOf(queue: string): string {
+    let options = this.jobOptions.get(queue);
+    if (options === undefined) {
+      const given = this.options.jobOptions ?? DEFAULT_JOB_OPTIONS;
+      options = JSON.stringify(typeof given === 'function' ? given(queue) : given);
+      this.jobOptions.set(queue, options);
+    }
+    return options;
   }
 
   async accept<T>(request: IntakeRequest<T>): Promise<Accepted> {
@@ -125,7 +137,7 @@ export class Intake {
       queue: request.queue,
       name: typeof request.jobName === 'string' ? request.jobName : request.jobName(referenceId),
       data: JSON.stringify(request.job(referenceId)),
-      opts: this.jobOptions,
+      opts: this.jobOptionsOf(request.queue),
     };
     try {
       const accepted = await this.batch.submit({ request, entry });

@@ -5,24 +5,26 @@ import { createLogger, JobQueues, OutboundPolicy, Registry } from '@frequency-ga
 import { TransactionNotifier, WebhookDelivery } from '@frequency-gateway/webhooks';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { requestStatusStore } from '../src/requests.js';
-import { OutcomeNotifier } from '../src/worker/notifier.js';
-import { Outcomes, RETRY_JOB } from '../src/worker/outcomes.js';
-import { messageId, PublicationBook, type Publication } from '../src/worker/publications.js';
+import { contentRequests } from '../src/requests.js';
+import { publishingMetrics } from '../src/worker/metrics.js';
+import { OutcomeNotifier } from '../src/worker/notify/notifier.js';
+import { PUBLISH_JOB_NAMES, type PublishJobs } from '../src/jobs/publish.js';
+import { messageId, PublicationBook, type Publication } from '../src/worker/publish/publications.js';
+import { RequestRecords } from '../src/worker/requestRecords.js';
+import { PublicationSettler } from '../src/worker/track/settler.js';
 
 // The tracker (tested in shared/chain against the devchain) reads outcomes from blocks; here the outcomes a
 // chain can produce but a devchain run rarely does (a full block, an expiry, a packed transaction failing for
-// one of its messages) are fed to the outcome logic directly, on a real Redis.
-describe('publication outcomes', () => {
+// one of its messages) are fed to the track stage directly, on a real Redis.
+describe('the track stage: publication outcomes settled', () => {
   let server: LocalRedis;
   let redis: Redis;
   let queues: JobQueues;
-  let publishQueue: Queue;
+  let publishQueue: Queue<PublishJobs['retry']>;
   let webhookQueue: Queue;
   let book: PublicationBook;
-  let outcomes: Outcomes;
-  const status = () => requestStatusStore(redis, 'outcomes', 3600);
-  const forgotten: string[] = [];
+  let settler: PublicationSettler;
+  const status = () => contentRequests.store(redis, 'outcomes', 3600);
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -35,23 +37,24 @@ describe('publication outcomes', () => {
     });
     const metrics = new Registry();
     queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'outcomes', logger, metrics });
-    publishQueue = queues.queue('publishQueue');
+    publishQueue = queues.queue<PublishJobs['retry']>('publishQueue');
     const settings = { maxAttempts: 3, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 1000, concurrency: 1 };
     // Deliveries are only queued here, never sent: an empty allowlist would refuse any destination anyway.
     const outbound = new OutboundPolicy({ mode: 'allowlist' });
     const delivery = new WebhookDelivery({ queues, settings, logger, metrics, outbound });
     webhookQueue = delivery.queue as unknown as Queue;
     book = new PublicationBook(redis, 'outcomes');
-    outcomes = new Outcomes({
+    const records = new RequestRecords(status(), {
+      listener: new OutcomeNotifier(new TransactionNotifier(delivery, 'http://app.example'), '1'),
+      finished: publishingMetrics(metrics).finished,
+    });
+    settler = new PublicationSettler({
       book,
-      status: status(),
-      notifier: new OutcomeNotifier(new TransactionNotifier(delivery, 'http://app.example'), '1'),
-      publishQueue,
+      records,
+      publisher: publishQueue,
       maxAttempts: 2,
       retryDelayMs: 6000,
-      forgetMemberships: async (ids) => void forgotten.push(...ids),
       logger,
-      metrics,
     });
   });
   afterAll(async () => {
@@ -80,9 +83,9 @@ describe('publication outcomes', () => {
 
   it('finalizes the requests only when every message of the publication is in a finalized block', async () => {
     await submitted('two-tx', ['r1'], ['0xaa', '0xbb']);
-    await outcomes.settle({ txHash: '0xaa', jobs: [messageId('two-tx', 0)], status: 'succeeded', ...block });
+    await settler.settle({ txHash: '0xaa', jobs: [messageId('two-tx', 0)], status: 'succeeded', ...block });
     expect(await stateOf('r1')).toBe('submitted');
-    await outcomes.settle({
+    await settler.settle({
       txHash: '0xbb',
       jobs: [messageId('two-tx', 1)],
       status: 'succeeded',
@@ -101,7 +104,7 @@ describe('publication outcomes', () => {
 
   it('ignores the outcome of a transaction the message no longer rides in', async () => {
     await submitted('stale', ['r2'], ['0xnew']);
-    await outcomes.settle({ txHash: '0xold', jobs: [messageId('stale', 0)], status: 'expired', blockNumber: 20 });
+    await settler.settle({ txHash: '0xold', jobs: [messageId('stale', 0)], status: 'expired', blockNumber: 20 });
     expect((await book.get('stale'))!.messages[0]).toEqual({ state: 'submitted', txHash: '0xnew' });
     expect(await stateOf('r2')).toBe('submitted');
   });
@@ -115,22 +118,21 @@ describe('publication outcomes', () => {
       error: chainError({ module: 'Messages', name: 'TooManyMessagesInBlock', index: 61, code: 0 }),
       ...block,
     };
-    await outcomes.settle(full);
+    await settler.settle(full);
     let record = (await book.get('full'))!;
     expect(record.messages[0]).toEqual({ state: 'pending' });
     expect(record.attempts).toBe(1);
     const retry = (await publishQueue.getJobs(['delayed'])).find((job) => job.data.publicationId === 'full');
-    expect(retry?.name).toBe(RETRY_JOB);
+    expect(retry?.name).toBe(PUBLISH_JOB_NAMES.retry);
 
     for (const [attempt, txHash] of (['0x02', '0x03'] as const).entries()) {
       await book.set('full', new Map([[0, { state: 'submitted', txHash }]]));
-      await outcomes.settle({ txHash, jobs: [messageId('full', 0)], status: 'expired', blockNumber: 30 + attempt });
+      await settler.settle({ txHash, jobs: [messageId('full', 0)], status: 'expired', blockNumber: 30 + attempt });
     }
     record = (await book.get('full'))!;
     expect(record.messages[0]).toMatchObject({ state: 'failed', error: { expired: true } });
     expect(await status().get('r3')).toMatchObject({ state: 'failed', error: { expired: true } });
     expect(await webhookQueue.getJob('r3.EXPIRED')).toBeDefined();
-    expect(forgotten).toContain('r3');
   });
 
   it('takes a failed packed transaction apart: each message goes alone, and only the refused one fails', async () => {
@@ -143,7 +145,7 @@ describe('publication outcomes', () => {
       error: chainError({ module: 'Messages', name: 'InvalidSchemaId', index: 61, code: 4 }),
       ...block,
     };
-    await outcomes.settle(packed);
+    await settler.settle(packed);
     for (const id of ['good', 'bad']) {
       const record = (await book.get(id))!;
       expect(record.messages[0]).toEqual({ state: 'pending' });
@@ -151,7 +153,7 @@ describe('publication outcomes', () => {
       expect(record.attempts).toBe(0);
     }
     await book.set('bad', new Map([[0, { state: 'submitted', txHash: '0xsolo' }]]));
-    await outcomes.settle({ ...packed, txHash: '0xsolo', jobs: [messageId('bad', 0)] });
+    await settler.settle({ ...packed, txHash: '0xsolo', jobs: [messageId('bad', 0)] });
     expect(await status().get('r5')).toMatchObject({
       state: 'failed',
       error: { module: 'Messages', name: 'InvalidSchemaId', index: 61, code: 4 },

@@ -4,21 +4,18 @@ import {
   buildProfile,
   type AssetLink,
   type AttachmentInput,
-  type LocationInput,
   type TagInput,
 } from '@frequency-gateway/dsnp';
 import { contentId, dsnpHash, publicUrl } from '@frequency-gateway/storage';
-import type { z } from 'zod';
 import type {
-  BroadcastDto,
-  NoteActivity,
-  ProfileDto,
-  ReactionDto,
-  ReplyDto,
-  TombstoneDto,
-  UpdateDto,
-} from '../api/schemas.js';
-import type { AssetInfo, ContentKind, ContentRequestJob } from '../jobs.js';
+  AssetInfo,
+  AssetReference,
+  ContentKind,
+  ContentRequestJob,
+  ContentRequestOf,
+  Note,
+  Tag,
+} from '../../jobs/document.js';
 
 /**
  * One announcement row as it waits in a batch: JSON-safe (the user id as decimal text), with the column names
@@ -43,9 +40,6 @@ const TARGET_TYPE = { broadcast: AnnouncementType.Broadcast, reply: Announcement
 export function toParquetRow(row: AnnouncementRow): Record<string, unknown> {
   return { ...row, fromId: BigInt(row.fromId) };
 }
-
-type Note = z.output<typeof NoteActivity>;
-type AssetReference = NonNullable<NonNullable<Note['assets']>[number]['references']>[number];
 
 /** Thrown when a job names an asset it does not carry (a job from an incompatible api version). */
 export class MissingAssetError extends Error {
@@ -77,12 +71,12 @@ export class ContentBuilder {
     const fromId = job.msaId;
     switch (job.kind) {
       case 'broadcast': {
-        const body = job.body as z.output<typeof BroadcastDto>;
+        const { body } = job;
         const { address, document } = await this.addressed(this.note(body.content, job));
         return { row: { announcementType: AnnouncementType.Broadcast, fromId, ...address }, document };
       }
       case 'reply': {
-        const body = job.body as z.output<typeof ReplyDto>;
+        const { body } = job;
         const { address, document } = await this.addressed(this.note(body.content, job));
         return {
           row: { announcementType: AnnouncementType.Reply, fromId, ...address, inReplyTo: body.inReplyTo },
@@ -90,7 +84,7 @@ export class ContentBuilder {
         };
       }
       case 'update': {
-        const body = job.body as z.output<typeof UpdateDto>;
+        const { body } = job;
         const { address, document } = await this.addressed(this.note(body.content, job));
         return {
           row: {
@@ -104,12 +98,12 @@ export class ContentBuilder {
         };
       }
       case 'profile': {
-        const body = job.body as z.output<typeof ProfileDto>;
+        const { body } = job;
         const { address, document } = await this.addressed(this.profile(body, job));
         return { row: { announcementType: AnnouncementType.Profile, fromId, ...address }, document };
       }
       case 'reaction': {
-        const body = job.body as z.output<typeof ReactionDto>;
+        const { body } = job;
         return {
           row: {
             announcementType: AnnouncementType.Reaction,
@@ -121,7 +115,7 @@ export class ContentBuilder {
         };
       }
       case 'tombstone': {
-        const body = job.body as z.output<typeof TombstoneDto>;
+        const { body } = job;
         return {
           row: {
             announcementType: AnnouncementType.Tombstone,
@@ -179,11 +173,11 @@ export class ContentBuilder {
       ...(note.name === undefined ? {} : { name: note.name }),
       attachments: this.attachments(note, job.assets),
       tags: tags(note.tag),
-      ...(note.location ? { location: note.location as LocationInput } : {}),
+      ...(note.location ? { location: note.location } : {}),
     });
   }
 
-  private profile(body: z.output<typeof ProfileDto>, job: ContentRequestJob): object {
+  private profile(body: ContentRequestOf<'profile'>['body'], job: ContentRequestJob): object {
     const { profile } = body;
     return buildProfile({
       ...(profile.name === undefined ? {} : { name: profile.name }),
@@ -191,7 +185,7 @@ export class ContentBuilder {
       ...(profile.published === undefined ? {} : { published: new Date(profile.published).toISOString() }),
       icon: (profile.icon ?? []).map((icon) => this.link(icon, job.assets).link),
       tags: tags(profile.tag),
-      ...(profile.location ? { location: profile.location as LocationInput } : {}),
+      ...(profile.location ? { location: profile.location } : {}),
     });
   }
 
@@ -209,7 +203,7 @@ export class ContentBuilder {
   }
 }
 
-function tags(input: Note['tag']): TagInput[] {
+function tags(input: Tag[] | undefined): TagInput[] {
   return (input ?? []).map((tag) =>
     tag.type === 'hashtag'
       ? { type: 'hashtag', name: tag.name as string }

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { RedisScript } from '@frequency-gateway/platform';
+import type { Redis } from 'ioredis';
+import type { Announcement, AnnouncementRow } from '../document/builder.js';
+import { WORKER_RETENTION } from '../retention.js';
+
+const scriptFile = (name: string) => new URL(`./${name}.lua`, import.meta.url);
+
+/**
+ * join.lua and withdraw.lua decide alike where an acceptance of a request stands: membership.lua's `standingOf`
+ * is put before each (a Redis script cannot call another); their KEYS/ARGV headers stay in the text.
+ */
+function withStanding(name: string, numberOfKeys: number): RedisScript {
+  const text = (file: string) => readFileSync(scriptFile(file), 'utf8');
+  return new RedisScript(`${text('membership')}\n${text(name)}`, numberOfKeys);
+}
+
+const JOIN = withStanding('join', 2);
+const WITHDRAW = withStanding('withdraw', 1);
+const CLOSE = RedisScript.fromFile(scriptFile('close'), 2);
+
+/** One acceptance of a request: the same request accepted again after it failed is another. */
+export interface Acceptance {
+  referenceId: string;
+  /** When the api accepted it (ISO 8601). */
+  acceptedAt: string;
+}
+
+/** What joining came to. */
+export type Joined =
+  /** The row is in the batch, which now has `rows` rows; `closed` when this row filled it. */
+  | { outcome: 'joined'; batchId: string; schemaId: number; rows: number; openedAt: number; closed: boolean }
+  /** This acceptance had joined the batch before (a retried job). */
+  | { outcome: 'joined-before'; batchId: string; schemaId: number }
+  /** This acceptance may not join: it was withdrawn (its request failed), or a later one holds the request. */
+  | { outcome: 'refused' };
+
+/** What withdrawing came to: only a `withdrawn` acceptance may be failed by the document stage. */
+export type Withdrawal = { outcome: 'withdrawn' } | { outcome: 'joined'; batchId: string } | { outcome: 'superseded' };
+
+export interface ClosedBatch {
+  batchId: string;
+  schemaId: number;
+  /** Rows by referenceId, ordered by referenceId (the same file whoever writes it). */
+  rows: [string, AnnouncementRow][];
+  /** The ActivityStreams documents the rows point at, in the same order. */
+  documents: string[];
+}
+
+/** An open batch, for the timers re-armed at start. */
+export interface OpenBatch {
+  batchId: string;
+  schemaId: number;
+  openedAt: number;
+}
+
+/**
+ * Open batches of announcements in Redis, one per schema. Joining, withdrawing and closing are atomic scripts
+ * (join.lua, withdraw.lua, close.lua), so with any number of workers a row joins exactly one batch, an
+ * acceptance of a request joins at most once (its membership outlives the batch) and never once withdrawn, and
+ * a batch closes once: at its maximum row count, or when its interval is up, whichever is first.
+ */
+export class BatchBook {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    keyPrefix: string,
+    private readonly options: { maxRows: number },
+  ) {
+    this.prefix = `${keyPrefix}:batch:`;
+  }
+
+  private openKey(schemaId: number): string {
+    return `${this.prefix}open:${schemaId}`;
+  }
+
+  private batchKey(batchId: string): string {
+    return `${this.prefix}${batchId}`;
+  }
+
+  private membershipKey(referenceId: string): string {
+    return `${this.prefix}member:${referenceId}`;
+  }
+
+  async join(schemaId: number, request: Acceptance, { row, document }: Announcement): Promise<Joined> {
+    const [batchId, rows, openedAt, closed] = (await JOIN.run(
+      this.redis,
+      [this.openKey(schemaId), this.membershipKey(request.referenceId)],
+      [
+        this.prefix,
+        randomUUID(),
+        schemaId,
+        request.referenceId,
+        JSON.stringify(row),
+        this.options.maxRows,
+        Date.now(),
+        WORKER_RETENTION.membershipSeconds,
+        document ?? '',
+        request.acceptedAt,
+      ],
+    )) as [string, number, number, number];
+    if (rows === -2) return { outcome: 'refused' };
+    if (rows === -1) return { outcome: 'joined-before', batchId, schemaId };
+    return { outcome: 'joined', batchId, schemaId, rows, openedAt, closed: closed === 1 };
+  }
+
+  /** Withdraws the acceptance from batching unless it joined a batch (withdraw.lua). */
+  async withdraw(request: Acceptance): Promise<Withdrawal> {
+    const [outcome, batchId] = (await WITHDRAW.run(
+      this.redis,
+      [this.membershipKey(request.referenceId)],
+      [request.acceptedAt, WORKER_RETENTION.membershipSeconds],
+    )) as [Withdrawal['outcome'], string];
+    return outcome === 'joined' ? { outcome, batchId } : { outcome };
+  }
+
+  /** Closes the batch (if it still is open) and reads its rows; undefined when it was written and cleared. */
+  async close(batchId: string, schemaId: number): Promise<ClosedBatch | undefined> {
+    const key = this.batchKey(batchId);
+    const present = (await CLOSE.run(this.redis, [key, this.openKey(schemaId)], [batchId])) as number;
+    if (present === 0) return undefined;
+    const [stored, documents] = await Promise.all([
+      this.redis.hgetall(`${key}:rows`),
+      this.redis.hgetall(`${key}:documents`),
+    ]);
+    const rows = Object.entries(stored)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([referenceId, json]): [string, AnnouncementRow] => [referenceId, JSON.parse(json) as AnnouncementRow]);
+    return {
+      batchId,
+      schemaId,
+      rows,
+      documents: rows.flatMap(([referenceId]) => documents[referenceId] ?? []),
+    };
+  }
+
+  /** Forgets a written batch (the memberships stay, so a late retry of a request does not publish it twice). */
+  async clear(batchId: string): Promise<void> {
+    const key = this.batchKey(batchId);
+    await this.redis.del(key, `${key}:rows`, `${key}:documents`);
+  }
+
+  /** Open batches and when they opened. */
+  async open(): Promise<OpenBatch[]> {
+    const found: OpenBatch[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}open:*`, 'COUNT', 100);
+      cursor = next;
+      for (const key of keys) {
+        const batchId = await this.redis.get(key);
+        if (!batchId) continue;
+        const openedAt = Number(await this.redis.hget(this.batchKey(batchId), 'openedAt'));
+        found.push({ batchId, schemaId: Number(key.slice(`${this.prefix}open:`.length)), openedAt });
+      }
+    } while (cursor !== '0');
+    return found;
+  }
+}

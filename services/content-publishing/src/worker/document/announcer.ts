@@ -1,0 +1,74 @@
+import type { SchemaDirectory } from '@frequency-gateway/chain';
+import { INTENT_OF_ANNOUNCEMENT } from '@frequency-gateway/dsnp';
+import type { Job, JobContext, Logger } from '@frequency-gateway/platform';
+import type { Joined } from '../batch/book.js';
+import type { OpenBatches } from '../batch/openBatches.js';
+import type { RequestRecords } from '../requestRecords.js';
+import { ANNOUNCEMENT_OF_KIND, type ContentBuilder } from './builder.js';
+import type { ContentRequestJob } from '../../jobs/document.js';
+
+/** Thrown while the chain has no schema for an announcement type (the job is retried). */
+export class NoSchemaError extends Error {
+  constructor(intent: string) {
+    super(`the chain has no schema for intent ${intent}`);
+    this.name = 'NoSchemaError';
+  }
+}
+
+export interface AnnouncerOptions {
+  builder: ContentBuilder;
+  directory: SchemaDirectory;
+  /** The batch stage's door. */
+  batches: OpenBatches;
+  records: RequestRecords;
+  logger: Logger;
+}
+
+/**
+ * The document stage, requestQueue's processor: a request becomes its DSNP announcement (and, for a broadcast,
+ * reply, update or profile, its ActivityStreams document) and joins the open batch of the latest schema of its
+ * announcement type. A request whose job fails for good fails here, unless it joined a batch: then the batch
+ * decides how it ends (the withdrawal and the joining are one atomic decision, see batch/withdraw.lua).
+ */
+export class Announcer {
+  constructor(private readonly options: AnnouncerOptions) {}
+
+  async process(job: Job<ContentRequestJob>, { log }: JobContext): Promise<{ batchId?: string }> {
+    const { referenceId, kind, acceptedAt } = job.data;
+    if (!(await this.options.records.processing(referenceId))) {
+      log.info({ referenceId }, 'the request has ended already; its job has nothing to do');
+      return {};
+    }
+    const announcement = await this.options.builder.build(job.data);
+    const intent = INTENT_OF_ANNOUNCEMENT[ANNOUNCEMENT_OF_KIND[kind]];
+    const schemaId = (await this.options.directory.intentByName(intent))?.latestSchemaId;
+    if (schemaId === undefined) throw new NoSchemaError(intent);
+    const joined = await this.options.batches.join(schemaId, { referenceId, acceptedAt, kind }, announcement);
+    log.debug({ referenceId, ...joined }, 'announcement batched');
+    return joinedBatch(joined);
+  }
+
+  /** The job's last attempt failed: the request fails, unless it is in a batch already (or a later acceptance is). */
+  async failed(job: Job<ContentRequestJob>, error: unknown): Promise<void> {
+    const { referenceId, acceptedAt } = job.data;
+    const withdrawal = await this.options.batches.withdraw({ referenceId, acceptedAt });
+    if (withdrawal.outcome === 'withdrawn') {
+      const reason = error instanceof Error ? error.message : String(error);
+      await this.options.records.failed(
+        { referenceIds: [referenceId], transactionType: 'CAPACITY_BATCH' },
+        { message: reason },
+      );
+      return;
+    }
+    this.options.logger.warn(
+      { referenceId, jobId: job.id, err: error, ...withdrawal },
+      withdrawal.outcome === 'joined'
+        ? 'the job failed after its request joined a batch: the batch decides how it ends'
+        : 'a stale job failed: a later acceptance of its request is under way',
+    );
+  }
+}
+
+function joinedBatch(joined: Joined): { batchId?: string } {
+  return joined.outcome === 'refused' ? {} : { batchId: joined.batchId };
+}
