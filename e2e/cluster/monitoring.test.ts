@@ -26,6 +26,9 @@ const RELEASE = 'gw';
 const FULLNAME = `${RELEASE}-frequency-gateway`;
 const COMPONENTS = GATEWAY_COMPONENTS.map(([service, role]) => `${service}-${role}`);
 const BROADCASTS = 2;
+// The image built from this working tree, under a tag of this suite's own (the cluster and dockerd are shared).
+const IMAGE_REPOSITORY = 'frequency-gateway';
+const IMAGE_TAG = 'fg-observe';
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(60)} ${value}\n`);
 
@@ -52,7 +55,7 @@ const receiverManifest = (namespace: string) => {
           containers: [
             {
               name: 'receiver',
-              image: 'frequency-gateway:dev',
+              image: `${IMAGE_REPOSITORY}:${IMAGE_TAG}`,
               imagePullPolicy: 'Never',
               command: ['node', '-e', server],
               ports: [{ name: 'http', containerPort: 8080 }],
@@ -91,7 +94,9 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
     await requireLocalCluster();
     // Prometheus and the operator (built when missing), and the gateway image with the Redis and Kubo stand-ins.
     await runCommand(`${REPOSITORY_ROOT}tools/cluster/monitoring`, [], { cwd: REPOSITORY_ROOT });
-    await runCommand('make', ['--no-print-directory', 'images'], { cwd: REPOSITORY_ROOT });
+    await runCommand('make', ['--no-print-directory', 'images', `IMAGE=${IMAGE_REPOSITORY}:${IMAGE_TAG}`], {
+      cwd: REPOSITORY_ROOT,
+    });
     namespace = await createNamespace('fg-observe-monitoring');
     await kubectl(['apply', '-f', '-'], JSON.stringify(receiverManifest(namespace)));
     const receiverHost = `webhook-receiver.${namespace}.svc.cluster.local`;
@@ -105,9 +110,9 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
       '--timeout',
       '10m',
       '--set',
-      'image.repository=frequency-gateway',
+      `image.repository=${IMAGE_REPOSITORY}`,
       '--set',
-      'image.tag=dev',
+      `image.tag=${IMAGE_TAG}`,
       '--set',
       'image.pullPolicy=Never',
       '--set',
