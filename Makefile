@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test tools lint typecheck unit build docs bench image images image-check cluster cluster-down clean
+.PHONY: help dev test tools lint typecheck unit build docs bench image images image-check cluster cluster-down test-cluster skaffold monitoring clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -54,6 +54,15 @@ cluster: ## Build (once, cached) and start the local one-node Kubernetes (root);
 
 cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; tools/cluster/down --purge forgets it)
 	tools/cluster/down
+
+test-cluster: node_modules/.package-lock.json ## The suites against the local cluster (root; make cluster first): e2e/cluster
+	npm test -- --selectProjects cluster
+
+skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `tools/skaffold dev`
+	tools/install-skaffold
+
+monitoring: ## Prometheus and prometheus-operator in the local cluster, scraping the chart's ServiceMonitors (root)
+	tools/cluster/monitoring
 
 image-check: build ## Without Docker: the image's production layout (npm ci --omit=dev, dist/) starts every component
 	tools/image-smoke

@@ -28,6 +28,15 @@ const project = (displayName, rootDir, extra = {}) => ({
   ...extra,
 });
 
+/** True when jest was started with `--selectProjects NAME` (or `=NAME`) naming this project. */
+function selectsProject(name) {
+  const args = process.argv;
+  return args.some(
+    (arg, index) =>
+      arg === `--selectProjects=${name}` || (arg === name && args.slice(0, index).includes('--selectProjects')),
+  );
+}
+
 /** @type {import('jest').Config} */
 export default {
   projects: [
@@ -42,7 +51,10 @@ export default {
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),
     project('tools', '<rootDir>/tools'),
-    project('e2e', '<rootDir>/e2e'),
+    project('e2e', '<rootDir>/e2e', { testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/cluster/'] }),
+    // Suites against the local Kubernetes cluster (make cluster, root): only when asked for by name,
+    // `make test-cluster`, as they need the cluster and take minutes.
+    ...(selectsProject('cluster') ? [project('cluster', '<rootDir>/e2e/cluster')] : []),
   ],
   testTimeout: 30_000,
   // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.

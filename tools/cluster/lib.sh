@@ -33,6 +33,14 @@ CNI_NETWORK=fg-pods
 PAUSE_IMAGE=frequency-gateway.local/pause:1
 COREDNS_IMAGE="frequency-gateway.local/coredns:${COREDNS_VERSION#v}"
 
+# Monitoring (tools/cluster/monitoring, built by `tools/cluster/build monitoring`): Prometheus run by
+# prometheus-operator, whose version is the one its wrapper module (tools/cluster/prometheus-operator) requires.
+PROMETHEUS_VERSION=v3.16.0
+PROMETHEUS_OPERATOR_VERSION="$(awk '$1 == "github.com/prometheus-operator/prometheus-operator" { print $2 }' "$CLUSTER_TOOLS/prometheus-operator/go.mod")"
+PROMETHEUS_IMAGE="frequency-gateway.local/prometheus:${PROMETHEUS_VERSION#v}"
+PROMETHEUS_OPERATOR_IMAGE="frequency-gateway.local/prometheus-operator:${PROMETHEUS_OPERATOR_VERSION#v}"
+PROMETHEUS_CONFIG_RELOADER_IMAGE="frequency-gateway.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION#v}"
+
 # The host processes `up` starts, in start order; `down` stops them in reverse.
 CLUSTER_PROCESSES=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy provisioner)
 

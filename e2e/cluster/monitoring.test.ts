@@ -1,0 +1,249 @@
+// The chart's ServiceMonitors scraped by a real Prometheus (prometheus-operator, tools/cluster/monitoring) in the
+// local cluster: the chart installed with `metrics.serviceMonitor.enabled=true` in a namespace of its own, every
+// component's target must be `up`, and after two broadcasts the gateway's own metrics must say what happened:
+// requests accepted, queue depth by queue and state, webhooks delivered (to a receiver Pod in the namespace).
+// Needs: the local cluster (make cluster, root); builds and starts the monitoring stack when it is missing.
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { waitUntil } from '@frequency-gateway/devstack';
+import { GATEWAY_COMPONENTS } from '../src/localGateway.js';
+import {
+  createNamespace,
+  deleteNamespace,
+  fetchText,
+  kubectl,
+  portForward,
+  REPOSITORY_ROOT,
+  requireLocalCluster,
+  runCommand,
+  type PortForward,
+} from '../src/cluster/localCluster.js';
+import { activeTargets, query, scalar, type Target } from '../src/cluster/prometheusApi.js';
+
+const MONITORING_NAMESPACE = process.env.FG_MONITORING_NAMESPACE ?? 'monitoring';
+const RELEASE = 'gw';
+const FULLNAME = `${RELEASE}-frequency-gateway`;
+const COMPONENTS = GATEWAY_COMPONENTS.map(([service, role]) => `${service}-${role}`);
+const BROADCASTS = 2;
+// The image built from this working tree, under a tag of this suite's own (the cluster and dockerd are shared).
+const IMAGE_REPOSITORY = 'frequency-gateway';
+const IMAGE_TAG = 'fg-observe';
+
+const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(60)} ${value}\n`);
+
+/** A webhook receiver in the namespace: answers 200 to every POST and tells how many it had on GET. */
+const receiverManifest = (namespace: string) => {
+  const labels = { 'app.kubernetes.io/name': 'webhook-receiver' };
+  const server = [
+    'let received = 0;',
+    "require('node:http').createServer((request, response) => {",
+    "  if (request.method === 'POST') { received++; request.resume(); request.on('end', () => response.end()); }",
+    '  else response.end(String(received));',
+    '}).listen(8080);',
+  ].join('\n');
+  return {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'webhook-receiver', namespace, labels },
+        spec: {
+          securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'receiver',
+              image: `${IMAGE_REPOSITORY}:${IMAGE_TAG}`,
+              imagePullPolicy: 'Never',
+              command: ['node', '-e', server],
+              ports: [{ name: 'http', containerPort: 8080 }],
+              readinessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 1 },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'webhook-receiver', namespace },
+        spec: { selector: labels, ports: [{ name: 'http', port: 8080, targetPort: 'http' }] },
+      },
+    ],
+  };
+};
+
+describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
+  let namespace = '';
+  const forwards: PortForward[] = [];
+  let prometheus = '';
+
+  const helm = (args: string[]) =>
+    runCommand(join(homedir(), '.cache/frequency-gateway/bin/helm'), args, {
+      env: { ...process.env, KUBECONFIG: '/var/lib/frequency-gateway-cluster/kubeconfig' },
+    });
+  const ours = (target: Target) => target.labels.namespace === namespace;
+
+  beforeAll(async () => {
+    await requireLocalCluster();
+    // Prometheus and the operator (built when missing), and the gateway image with the Redis and Kubo stand-ins.
+    await runCommand(`${REPOSITORY_ROOT}tools/cluster/monitoring`, [], { cwd: REPOSITORY_ROOT });
+    await runCommand('make', ['--no-print-directory', 'images', `IMAGE=${IMAGE_REPOSITORY}:${IMAGE_TAG}`], {
+      cwd: REPOSITORY_ROOT,
+    });
+    namespace = await createNamespace('fg-observe-monitoring');
+    await kubectl(['apply', '-f', '-'], JSON.stringify(receiverManifest(namespace)));
+    const receiverHost = `webhook-receiver.${namespace}.svc.cluster.local`;
+    await helm([
+      'install',
+      RELEASE,
+      `${REPOSITORY_ROOT}charts/frequency-gateway`,
+      '--namespace',
+      namespace,
+      '--wait',
+      '--timeout',
+      '10m',
+      '--set',
+      `image.repository=${IMAGE_REPOSITORY}`,
+      '--set',
+      `image.tag=${IMAGE_TAG}`,
+      '--set',
+      'image.pullPolicy=Never',
+      '--set',
+      'devchain.enabled=true',
+      '--set',
+      'secrets.values.PROVIDER_ACCOUNT_SEED_PHRASE=//Alice',
+      '--set',
+      'redis.persistence.enabled=false',
+      '--set',
+      'ipfs.persistence.enabled=false',
+      '--set',
+      'account.api.replicas=1',
+      '--set',
+      'contentPublishing.api.replicas=1',
+      '--set',
+      'contentWatcher.api.replicas=1',
+      '--set-json',
+      'componentDefaults.topologySpread=[]',
+      '--set',
+      'metrics.serviceMonitor.enabled=true',
+      '--set',
+      'metrics.serviceMonitor.interval=5s',
+      '--set',
+      'metrics.serviceMonitor.scrapeTimeout=4s',
+      // Outcome webhooks to the receiver Pod: its name for the components' own check, the Pod range for the
+      // webhook NetworkPolicy (both refuse private addresses by default).
+      '--set',
+      `contentPublishing.config.WEBHOOK_BASE_URL=http://${receiverHost}:8080`,
+      '--set',
+      'contentPublishing.config.BATCH_INTERVAL_SECONDS=2',
+      '--set',
+      `outbound.allowedDestinations={${receiverHost},10.244.0.0/16}`,
+    ]);
+    const forward = await portForward(MONITORING_NAMESPACE, 'svc/prometheus-operated', 9090);
+    forwards.push(forward);
+    prometheus = forward.url;
+  }, 30 * 60_000);
+
+  afterAll(async () => {
+    await Promise.all(forwards.map((forward) => forward.stop()));
+    if (namespace) {
+      await helm(['uninstall', RELEASE, '--namespace', namespace, '--wait', '--timeout', '2m']).catch(() => undefined);
+      await deleteNamespace(namespace);
+    }
+  }, 180_000);
+
+  it(
+    'scrapes every component: each target up',
+    async () => {
+      let targets: Target[] = [];
+      await waitUntil(
+        async () => {
+          targets = (await activeTargets(prometheus)).filter(ours);
+          return targets.length === COMPONENTS.length && targets.every((target) => target.health === 'up');
+        },
+        5 * 60_000,
+        () => `every component up: ${JSON.stringify(targets.map((t) => [t.labels.service, t.health, t.lastError]))}`,
+      );
+      for (const target of targets) line(`up ${target.labels.service} (${target.scrapeUrl})`, target.health);
+      expect(targets.map((target) => target.labels.service).sort()).toEqual(
+        COMPONENTS.map((component) => `${FULLNAME}-${component}`),
+      );
+      // The same through PromQL: one `up` series per component, each 1.
+      const up = await query(prometheus, `up{namespace="${namespace}"}`);
+      expect(up.map((sample) => sample.labels.service).sort()).toEqual(targets.map((t) => t.labels.service).sort());
+      expect(up.every((sample) => sample.value === 1)).toBe(true);
+    },
+    6 * 60_000,
+  );
+
+  it(
+    "reports the gateway's own metrics: requests accepted, queue depth, webhooks delivered",
+    async () => {
+      const api = await portForward(namespace, `svc/${FULLNAME}-content-publishing-api`, 80);
+      forwards.push(api);
+      const run = randomBytes(4).toString('hex');
+      for (let index = 0; index < BROADCASTS; index++) {
+        const response = await fetch(`${api.url}/v1/content/1/broadcast`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            content: { content: `monitoring suite ${run} #${index}`, published: new Date().toISOString() },
+          }),
+        });
+        expect(response.status).toBe(202);
+      }
+      const inNamespace = `namespace="${namespace}"`;
+
+      const accepted = `sum(content_requests_accepted_total{${inNamespace},kind="broadcast",outcome="new"})`;
+      const delivered = `sum(webhook_deliveries_total{${inNamespace},outcome="delivered"})`;
+      const backlog = `sum(queue_jobs{${inNamespace},state=~"waiting|active|delayed|prioritized|waiting-children"})`;
+      await waitUntil(
+        async () =>
+          (await scalar(prometheus, accepted)) === BROADCASTS &&
+          ((await scalar(prometheus, delivered)) ?? 0) >= BROADCASTS &&
+          (await scalar(prometheus, backlog)) === 0,
+        5 * 60_000,
+        () => `the broadcasts accepted, published and notified in Prometheus (${accepted}; ${delivered}; ${backlog})`,
+      );
+
+      expect(await scalar(prometheus, accepted)).toBe(BROADCASTS);
+      // One SUCCESS webhook per request, and the receiver had them all.
+      const deliveredCount = (await scalar(prometheus, delivered))!;
+      expect(deliveredCount).toBe(BROADCASTS);
+      const receiver = await portForward(namespace, 'pod/webhook-receiver', 8080);
+      forwards.push(receiver);
+      expect(Number((await fetchText(receiver.url))?.body)).toBe(BROADCASTS);
+      expect(
+        await scalar(prometheus, `sum(webhook_deliveries_total{${inNamespace},outcome!="delivered"}) or vector(0)`),
+      ).toBe(0);
+
+      // Queue depth by queue and state, read from Redis at each scrape: every queue of the pipeline is there, its
+      // backlog drained, and the requests' jobs counted among the completed ones.
+      // (The api and the worker both report the queues they use; the same counts, so the larger of the two.)
+      const depth = await query(
+        prometheus,
+        `max by (queue, state) (queue_jobs{${inNamespace},service=~"${FULLNAME}-content-publishing-(api|worker)"})`,
+      );
+      const queues = new Set(depth.map((sample) => sample.labels.queue));
+      for (const queue of ['requestQueue', 'batchQueue', 'publishQueue', 'webhookQueue'])
+        expect(queues).toContain(queue);
+      const completedRequests = depth.find(
+        (sample) => sample.labels.queue === 'requestQueue' && sample.labels.state === 'completed',
+      );
+      expect(completedRequests?.value).toBeGreaterThanOrEqual(BROADCASTS);
+
+      line('content_requests_accepted_total{kind="broadcast",outcome="new"}', String(BROADCASTS));
+      line('webhook_deliveries_total{outcome="delivered"}', String(deliveredCount));
+      for (const sample of depth.filter((sample) => sample.value > 0))
+        line(`queue_jobs{queue="${sample.labels.queue}",state="${sample.labels.state}"}`, String(sample.value));
+    },
+    6 * 60_000,
+  );
+});
