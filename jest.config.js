@@ -42,7 +42,9 @@ export default {
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),
     project('tools', '<rootDir>/tools'),
-    project('e2e', '<rootDir>/e2e'),
+    project('e2e', '<rootDir>/e2e', { testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/cluster/'] }),
+    // The chart in the project's local Kubernetes (root; slow by nature: it builds the image and runs a release).
+    project('cluster', '<rootDir>/e2e/cluster'),
   ],
   testTimeout: 30_000,
   // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.
