@@ -91,7 +91,13 @@ export class KubeApi {
     return new KubeApi(new URL(cluster.server), agent);
   }
 
-  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiAnswer> {
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+    timeoutMs = 15_000,
+  ): Promise<ApiAnswer> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const call = request(
@@ -100,7 +106,7 @@ export class KubeApi {
           method,
           agent: this.agent,
           headers: payload === undefined ? {} : { 'content-type': contentType },
-          timeout: 15_000,
+          timeout: timeoutMs,
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -111,7 +117,7 @@ export class KubeApi {
           response.on('error', reject);
         },
       );
-      call.on('timeout', () => call.destroy(new Error(`${method} ${path}: no answer within 15 s`)));
+      call.on('timeout', () => call.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
       call.on('error', reject);
       call.end(payload);
     });
@@ -124,9 +130,13 @@ export class KubeApi {
     return JSON.parse(answer.body) as T;
   }
 
-  /** A request to a port of a pod through the API server's proxy, answered whatever its status. */
-  toPod(namespace: string, pod: string, port: number, path: string): Promise<ApiAnswer> {
-    return this.request('GET', `/api/v1/namespaces/${namespace}/pods/${pod}:${port}/proxy${path}`);
+  /**
+   * A request to a port of a pod through the API server's proxy, answered whatever its status. A pod that is going
+   * away may never answer: the default 5 s limit keeps a poll over several pods from waiting on it.
+   */
+  toPod(namespace: string, pod: string, port: number, path: string, timeoutMs = 5_000): Promise<ApiAnswer> {
+    const proxied = `/api/v1/namespaces/${namespace}/pods/${pod}:${port}/proxy${path}`;
+    return this.request('GET', proxied, undefined, undefined, timeoutMs);
   }
 
   close(): void {
