@@ -11,6 +11,7 @@ import { waitUntil } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
+  baseValues,
   call,
   checkPrerequisites,
   clusterUp,
@@ -78,29 +79,21 @@ let uninstalled = false;
 /** The user the journeys signed up; later suites broadcast as them. */
 let member: { user: SiwfUser; msaId: string } | undefined;
 
-/** The release's values: small requests (two cores for everything), the receiver opened as a webhook destination. */
+/** The release's values: the suites' base, the receiver opened as a webhook destination. */
 function installValues(podCidr: string): object {
-  const small = { requests: { cpu: '10m', memory: '128Mi' }, limits: { memory: '768Mi' } };
+  const base = baseValues(image, release.namespace);
   return {
-    image: { repository: image.repository, tag: image.tag, pullPolicy: 'Never' },
-    // The chain keeps its state through the upgrade suite, which changes image.tag.
-    devchain: { enabled: true, imageTag: image.tag, resources: small },
-    secrets: { values: { PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice', WEBHOOK_SECRET } },
+    ...base,
+    secrets: { values: { ...base.secrets.values, WEBHOOK_SECRET } },
     // The components refuse private destinations unless named; the workers' NetworkPolicy admits the pods' range.
     outbound: { allowedDestinations: [receiver.host] },
     networkPolicy: { egress: { webhooks: { cidrs: [podCidr] } } },
-    // The tests reach the apis and the IPFS gateway on the node's address (NodePorts), never a ClusterIP.
-    service: { type: 'NodePort' },
-    ipfsGatewayUrl: `http://${RELEASE}-ipfs-gateway.${release.namespace}.svc.cluster.local:8080/ipfs/[CID]`,
     account: {
       config: { SIWF_V2_URI_VALIDATION: LOGIN_URI, WEBHOOK_BASE_URL: receiver.inCluster('/account') },
     },
     contentPublishing: {
       config: { WEBHOOK_BASE_URL: receiver.inCluster('/content-publishing'), BATCH_INTERVAL_SECONDS: '2' },
     },
-    componentDefaults: { resources: small },
-    redis: { persistence: { enabled: true, size: '1Gi' }, resources: small },
-    ipfs: { persistence: { enabled: true, size: '1Gi' }, gateway: { serviceType: 'NodePort' }, resources: small },
   };
 }
 

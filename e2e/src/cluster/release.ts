@@ -41,6 +41,26 @@ export const LEASES: Record<Service, string> = {
   'content-watcher': 'content-watcher-content-scanner',
 };
 
+/**
+ * The values every release of the suites (and the install benchmark) starts from: the image as loaded (never pulled),
+ * the in-cluster devchain pinned to that tag (it keeps its state through an upgrade to another one) with //Alice as the
+ * provider, the bundled Redis and IPFS on 1 GiB volumes, small requests (two cores for everything), and NodePort
+ * Services for the apis and the IPFS gateway (the host reaches them on the node's address, never a ClusterIP).
+ */
+export function baseValues(image: ClusterImage, namespace: string) {
+  const small = { requests: { cpu: '10m', memory: '128Mi' }, limits: { memory: '768Mi' } };
+  return {
+    image: { repository: image.repository, tag: image.tag, pullPolicy: 'Never' },
+    devchain: { enabled: true, imageTag: image.tag, resources: small },
+    secrets: { values: { PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice' } as Record<string, string> },
+    service: { type: 'NodePort' },
+    ipfsGatewayUrl: `http://${RELEASE}-ipfs-gateway.${namespace}.svc.cluster.local:8080/ipfs/[CID]`,
+    componentDefaults: { resources: small },
+    redis: { persistence: { enabled: true, size: '1Gi' }, resources: small },
+    ipfs: { persistence: { enabled: true, size: '1Gi' }, gateway: { serviceType: 'NodePort' }, resources: small },
+  };
+}
+
 /** What a helm command printed, and how long it took. */
 export interface HelmRun {
   output: string;
