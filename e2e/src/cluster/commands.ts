@@ -41,6 +41,8 @@ export function run(command: string, args: string[], options: CommandOptions = {
     }, options.timeoutMs ?? 600_000);
     child.once('error', (error) => (clearTimeout(timer), reject(error)));
     child.once('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
+    // A command that ends without reading its input closes the pipe (EPIPE): its exit code says how it went.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
@@ -62,10 +64,15 @@ export function helmBinary(): string | undefined {
 
 export const kubectl = (args: string[], options: CommandOptions = {}) => must(KUBECTL, args, options);
 
+const settings = new Map<string, string>();
+
 /** A setting of the local cluster's scripts (tools/cluster/lib.sh), e.g. CLUSTER_KUBECONFIG, as they compute it. */
 export async function clusterSetting(name: string): Promise<string> {
+  const known = settings.get(name);
+  if (known) return known;
   const value = (await must('bash', ['-c', `source tools/cluster/lib.sh && printf %s "$${name}"`])).trim();
   if (!value) throw new Error(`tools/cluster/lib.sh sets no ${name}`);
+  settings.set(name, value);
   return value;
 }
 
