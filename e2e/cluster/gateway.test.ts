@@ -495,7 +495,7 @@ function steadyTraffic(tag: string, msaId: string) {
         failures.push(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
       } catch (error) {
         const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
-        if (idempotent && tries === 1 && cause?.code === 'ECONNRESET') {
+        if (idempotent && tries === 1 && ['ECONNRESET', 'UND_ERR_SOCKET'].includes(cause?.code ?? '')) {
           counts.retried++;
           continue;
         }

@@ -273,6 +273,8 @@ describe('the chart, rendered by Helm', () => {
       expect(`${name} ${JSON.stringify(container.lifecycle)}`).toBe(`${name} {"preStop":{"sleep":{"seconds":5}}}`);
       const grace = container.env.find((variable: { name: string }) => variable.name === 'SHUTDOWN_GRACE_MS');
       expect(`${name} ${grace.value}`).toBe(`${name} 20000`);
+      const drain = container.env.find((variable: { name: string }) => variable.name === 'SHUTDOWN_DRAIN_MS');
+      expect(`${name} ${drain?.value}`).toBe(`${name} 5000`);
     }
     for (const name of ['account-worker', 'content-publishing-worker', 'content-watcher-worker']) {
       const container = named(objects, 'Deployment', `${PREFIX}-${name}`)!.spec.template.spec.containers[0];
