@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test tools lint typecheck unit build docs bench image images image-check cluster cluster-down test-cluster skaffold monitoring clean
+.PHONY: help dev test test-cluster tools lint typecheck unit build docs bench image images image-check cluster cluster-down skaffold monitoring clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -12,11 +12,14 @@ help: ## List the targets
 dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + every component); Ctrl-C stops it
 	npm run dev
 
-test: node_modules/.package-lock.json tools ## Type-check, lint, then every test (real Redis, Kubo, Helm, real processes)
+test: node_modules/.package-lock.json tools ## Type-check, lint, then every test but the cluster suites (real Redis, Kubo, Helm, real processes)
 	npm run typecheck
 	npm run lint
 	tools/check-tools redis-server ipfs helm st
-	npm test
+	npm test -- --ignoreProjects cluster
+
+test-cluster: node_modules/.package-lock.json tools ## The chart for real in the local cluster (root; starts it, builds and loads the images)
+	npm test -- --selectProjects cluster
 
 tools: ## Build the tools the tests run (Kubo, Helm; schemathesis from PyPI) into ~/.cache/frequency-gateway, once
 	tools/install-kubo
@@ -29,8 +32,8 @@ typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every p
 lint: node_modules/.package-lock.json ## ESLint and Prettier
 	npm run lint
 
-unit: node_modules/.package-lock.json ## Only the tests, without type-checking and lint
-	npm test
+unit: node_modules/.package-lock.json ## Only the tests (but the cluster suites), without type-checking and lint
+	npm test -- --ignoreProjects cluster
 
 build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
 	npm run build
@@ -54,9 +57,6 @@ cluster: ## Build (once, cached) and start the local one-node Kubernetes (root);
 
 cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; tools/cluster/down --purge forgets it)
 	tools/cluster/down
-
-test-cluster: node_modules/.package-lock.json ## The suites against the local cluster (root; make cluster first): e2e/cluster
-	npm test -- --selectProjects cluster
 
 skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `tools/skaffold dev`
 	tools/install-skaffold

@@ -16,6 +16,6 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['**/test/**/*.ts'], languageOptions: { globals: { ...globals.jest } } },
+  { files: ['**/test/**/*.ts', 'e2e/cluster/**/*.ts'], languageOptions: { globals: { ...globals.jest } } },
   prettier,
 );

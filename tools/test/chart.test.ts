@@ -265,6 +265,28 @@ describe('the chart, rendered by Helm', () => {
     });
   });
 
+  it('an api keeps serving shutdownDelaySeconds after it is told to stop (preStop), within its grace period; a worker stops at once', async () => {
+    const objects = await renderSet('defaults');
+    for (const name of ['account-api', 'content-publishing-api', 'content-watcher-api']) {
+      const container = named(objects, 'Deployment', `${PREFIX}-${name}`)!.spec.template.spec.containers[0];
+      // helm template's default Kubernetes version is recent enough for the kubelet's own sleep action.
+      expect(`${name} ${JSON.stringify(container.lifecycle)}`).toBe(`${name} {"preStop":{"sleep":{"seconds":5}}}`);
+      const grace = container.env.find((variable: { name: string }) => variable.name === 'SHUTDOWN_GRACE_MS');
+      expect(`${name} ${grace.value}`).toBe(`${name} 20000`);
+      const drain = container.env.find((variable: { name: string }) => variable.name === 'SHUTDOWN_DRAIN_MS');
+      expect(`${name} ${drain?.value}`).toBe(`${name} 5000`);
+    }
+    for (const name of ['account-worker', 'content-publishing-worker', 'content-watcher-worker']) {
+      const container = named(objects, 'Deployment', `${PREFIX}-${name}`)!.spec.template.spec.containers[0];
+      expect(`${name} ${JSON.stringify(container.lifecycle)}`).toBe(`${name} undefined`);
+      const grace = container.env.find((variable: { name: string }) => variable.name === 'SHUTDOWN_GRACE_MS');
+      expect(`${name} ${grace.value}`).toBe(`${name} 25000`);
+    }
+    const off = await render({ ...VALUE_SETS.defaults, componentDefaults: { shutdownDelaySeconds: 0 } });
+    const api = named(off, 'Deployment', `${PREFIX}-account-api`)!.spec.template.spec.containers[0];
+    expect(api.lifecycle).toBeUndefined();
+  });
+
   it('external Redis and IPFS: no bundled StatefulSets; the URLs as given; the password from a Secret', async () => {
     const objects = await renderSet('external Redis and IPFS');
     expect(objects.filter((o) => o.kind === 'StatefulSet')).toEqual([]);

@@ -79,6 +79,15 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 {{- end -}}
 
+{{- /* The devchain's image: the components' unless devchain.imageTag pins a tag of the same repository. */ -}}
+{{- define "gateway.devchainImage" -}}
+{{- if .Values.devchain.imageTag -}}
+{{ .Values.image.repository }}:{{ .Values.devchain.imageTag }}
+{{- else -}}
+{{ include "gateway.image" . }}
+{{- end -}}
+{{- end -}}
+
 {{- define "gateway.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{ default (include "gateway.fullname" .) .Values.serviceAccount.name }}

@@ -264,7 +264,7 @@ export async function startComponent<S extends ConfigSpec>(
 
   shutdown
     .step('stop reporting ready', () => readiness.markShuttingDown())
-    .step('stop HTTP', (remainingMs) => server.close(remainingMs))
+    .step('stop HTTP', (remainingMs) => server.close(remainingMs, common.SHUTDOWN_DRAIN_MS))
     .step('stop leader loops', () => leaders.stopAll())
     .step('stop component', () => parts.stop?.())
     .step('drain workers and close queues', (remainingMs) => queues.close(Math.max(0, remainingMs - 1000)))

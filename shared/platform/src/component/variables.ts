@@ -37,6 +37,10 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
       positiveMs(25_000),
       'Time allowed for a graceful stop after SIGTERM (in-flight requests and active jobs)',
     ),
+    SHUTDOWN_DRAIN_MS: variable(
+      z.coerce.number().int().min(0).default(0),
+      'After SIGTERM, how long the HTTP server keeps its connections (less once none is left), answering each request with Connection: close, before it closes the idle ones: clients on kept-alive connections leave after an answer instead of being cut while they send one. Part of SHUTDOWN_GRACE_MS; 0: close idle connections at once',
+    ),
     READINESS_INTERVAL_MS: variable(positiveMs(2_000), 'How often each dependency check runs'),
     READINESS_TIMEOUT_MS: variable(
       positiveMs(1_500),

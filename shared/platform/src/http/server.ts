@@ -9,9 +9,11 @@ export interface RunningServer {
   url: string;
   /**
    * Stops accepting connections at once, lets requests in flight finish, and closes idle keep-alive
-   * connections; connections still busy after `graceMs` are cut.
+   * connections; connections still busy after `graceMs` are cut. With `drainMs`, first keeps serving for up to that
+   * long (less once no connection is left), answering every request with `Connection: close`: a client on a kept-alive
+   * connection is told to leave by an answer, instead of having the connection closed under a request it is sending.
    */
-  close(graceMs: number): Promise<void>;
+  close(graceMs: number, drainMs?: number): Promise<void>;
 }
 
 /**
@@ -51,11 +53,18 @@ export async function listen(app: Express, port: number, host = '0.0.0.0'): Prom
   server.on('clientError', answerClientError);
   // Slightly above typical load balancer idle timeouts, so that the balancer closes first.
   server.keepAliveTimeout = 65_000;
+  let draining = false;
   let closing = false;
   const active = new Set<ServerResponse>();
-  server.on('request', (_req, res: ServerResponse) => {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // Before the app's own listener, which may answer at once.
+  server.prependListener('request', (_req, res: ServerResponse) => {
     active.add(res);
-    if (closing) res.setHeader('connection', 'close');
+    if (draining || closing) res.setHeader('connection', 'close');
     res.once('close', () => {
       active.delete(res);
       // A keep-alive connection becomes idle once its response is done; while stopping, close it then.
@@ -71,14 +80,25 @@ export async function listen(app: Express, port: number, host = '0.0.0.0'): Prom
     server,
     port: actual,
     url: `http://127.0.0.1:${actual}`,
-    close: (graceMs) =>
-      new Promise<void>((resolve) => {
+    close: async (graceMs, drainMs = 0) => {
+      const started = Date.now();
+      draining = true;
+      for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
+      if (drainMs > 0 && sockets.size > 0)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(drainMs, graceMs));
+          const check = () => sockets.size === 0 && (clearTimeout(timer), resolve());
+          for (const socket of sockets) socket.once('close', check);
+        });
+      const remainingMs = Math.max(0, graceMs - (Date.now() - started));
+      await new Promise<void>((resolve) => {
         closing = true;
         for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        const force = setTimeout(() => server.closeAllConnections(), remainingMs);
         force.unref();
         server.close(() => (clearTimeout(force), resolve()));
         server.closeIdleConnections();
-      }),
+      });
+    },
   };
 }

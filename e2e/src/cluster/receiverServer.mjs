@@ -1,0 +1,36 @@
+// The webhook receiver of the cluster suites. It runs inside the cluster (the gateway image's node, this file mounted
+// from a ConfigMap), since pods reach nothing outside it: it answers 200 to every request, keeps each one, and gives
+// them back in arrival order on GET /received?from=N (the tests read it through its Service).
+import { createServer } from 'node:http';
+
+const received = [];
+
+const server = createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://receiver');
+  if (request.method === 'GET' && url.pathname === '/received') {
+    const from = Number(url.searchParams.get('from') ?? '0');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ total: received.length, deliveries: received.slice(from) }));
+    return;
+  }
+  if (request.method === 'GET' && url.pathname === '/healthz') {
+    response.writeHead(200).end('ok');
+    return;
+  }
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    received.push({
+      at: Date.now(),
+      method: request.method,
+      path: url.pathname,
+      headers: request.headers,
+      raw: Buffer.concat(chunks).toString('utf8'),
+    });
+    response.writeHead(200).end();
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(8080);
+// Nothing to finish: stop at once when the pod is deleted.
+process.on('SIGTERM', () => process.exit(0));
