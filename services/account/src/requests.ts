@@ -1,4 +1,5 @@
-import { RequestStatusStore, transactionRequestFields } from '@frequency-gateway/platform';
+import { transactionRequestFields } from '@frequency-gateway/chain';
+import { RequestStatusStore } from '@frequency-gateway/platform';
 import { TRANSACTION_TYPES } from './jobs.js';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';

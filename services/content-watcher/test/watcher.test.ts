@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { ChainQueries } from '@frequency-gateway/chain';
 import {
+  callJson as call,
   spawnServer,
   startWebhookReceiver,
   waitUntil,
@@ -11,17 +11,24 @@ import {
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { AnnouncementType } from '@frequency-gateway/dsnp';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
-import { startPipeline, batchRows, type PipelineStack } from '../../content-publishing/test/support/pipeline.js';
-import { createOnChainIntent, FIRST_NEW_ID } from '../../content-publishing/test/support/chainSetup.js';
-import { call } from '../../content-publishing/test/support/stack.js';
+import {
+  asProvider,
+  createOnChainIntent,
+  FIRST_NEW_ID,
+  publishBatches,
+  startWatchedChain,
+  storeNote,
+  type PublishedBatch,
+  type WatchedChain,
+} from './support/chain.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const SECRET = 'watcher-webhook-secret-0123456789';
-const PUBLISHED = '2026-11-22T10:00:00.000Z';
 
-let pipeline: PipelineStack;
+let pipeline: WatchedChain;
 let receiver: WebhookReceiver;
 let api: ServerProcess;
 const workers: ServerProcess[] = [];
@@ -51,7 +58,7 @@ async function startWorker(): Promise<ServerProcess> {
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  pipeline = await startPipeline({ workerEnv: { BATCH_MAX_COUNT: '100' } });
+  pipeline = await startWatchedChain();
   api = await spawnServer([MAIN, 'api'], watcherEnv());
   await startWorker();
 }, 180_000);
@@ -66,45 +73,39 @@ afterAll(async () => {
 const to = (path: string) => `${receiver.url}${path}`;
 const at = (path: string) => receiver.received.filter((delivery) => delivery.path === path);
 
-/** Publishes one announcement of each kind through the content publishing service; their finalized records. */
-async function publishAll(tag: string) {
-  const post = async (path: string, body: unknown, method = 'POST') => {
-    const answer = await call(pipeline.api.url, method, path, body);
-    expect(answer.status).toBe(202);
-    return answer.body.referenceId as string;
-  };
-  const note = (content: string) => ({ content, published: PUBLISHED });
-  // Each round answers another target: the same request twice would be the same request.
+/**
+ * Puts one announcement of each kind on chain, each in a batch file of its own, as a provider publishes them:
+ * a broadcast from MSA 2, a reply from 3, a reaction from 4 and a tombstone from 2.
+ */
+async function publishAll(tag: string): Promise<PublishedBatch[]> {
+  // Each round answers another target: the same announcement twice would be the same announcement.
   const targetHash = dsnpHash(new TextEncoder().encode(tag));
   const target = `dsnp://2/${targetHash}`;
-  const ids = [
-    await post('/v1/content/2/broadcast', { content: note(`broadcast ${tag}`) }),
-    await post('/v1/content/3/reply', { inReplyTo: target, content: note(`reply ${tag}`) }),
-    await post('/v1/content/4/reaction', { emoji: '👍', apply: 1, inReplyTo: target }),
-    await post('/v2/content/2/tombstones', { targetAnnouncementType: 'reply', targetContentHash: targetHash }),
-  ];
-  const records = await pipeline.settled(ids, 90_000);
-  expect(records.map((record) => record.state)).toEqual(['finalized', 'finalized', 'finalized', 'finalized']);
-  return records;
+  const [broadcast, reply] = await Promise.all([
+    storeNote(pipeline.kubo, `broadcast ${tag}`),
+    storeNote(pipeline.kubo, `reply ${tag}`),
+  ]);
+  const published = await publishBatches(pipeline, [
+    { announcementType: AnnouncementType.Broadcast, fromId: 2n, ...broadcast },
+    { announcementType: AnnouncementType.Reply, fromId: 3n, inReplyTo: target, ...reply },
+    { announcementType: AnnouncementType.Reaction, fromId: 4n, emoji: '👍', apply: 1, inReplyTo: target },
+    {
+      announcementType: AnnouncementType.Tombstone,
+      fromId: 2n,
+      targetAnnouncementType: AnnouncementType.Reply,
+      targetContentHash: targetHash,
+    },
+  ]);
+  expect(published.map((batch) => batch.rows.length)).toEqual([1, 1, 1, 1]);
+  return published;
 }
 
-/** The rows of the published batch files, as the webhooks should carry them, by announcement type. */
-async function expectedOf(records: Awaited<ReturnType<typeof publishAll>>) {
-  const queries = new ChainQueries(pipeline.chain.api);
-  const rows = [];
-  for (const record of records) {
-    const intent = await queries.intentByName(
-      { broadcast: 'dsnp.broadcast', reply: 'dsnp.reply', reaction: 'dsnp.reaction', tombstone: 'dsnp.tombstone' }[
-        record.kind
-      ]!,
-    );
-    for (const row of await batchRows(pipeline.kubo, record.batch!.cid))
-      rows.push({ blockNumber: record.block!.number, intentId: intent!.intentId, row });
-  }
-  return rows;
+/** The rows of the published batch files, as the webhooks should carry them. */
+function expectedOf(published: PublishedBatch[]) {
+  return published.flatMap(({ blockNumber, intentId, rows }) => rows.map((row) => ({ blockNumber, intentId, row })));
 }
 
-const finalized = async () => (await new ChainQueries(pipeline.chain.api).finalizedBlock()).number;
+const finalized = async () => (await pipeline.chain.queries.finalizedBlock()).number;
 
 /** Lets four more blocks be finalized (and scanned): time for anything that would arrive twice to arrive. */
 async function settle(): Promise<void> {
@@ -166,7 +167,7 @@ test('the OpenAPI document has the reference paths and operationIds, and the ann
   });
 });
 
-test('registered webhooks get each announcement published through content publishing once, signed, with its fields', async () => {
+test('registered webhooks get each announcement a provider publishes once, signed, with its fields', async () => {
   const all = await call(api.url, 'POST', '/v1/webhooks', {
     url: to('/all'),
     announcementTypes: ['broadcast', 'reply', 'reaction', 'tombstone', 'update', 'profile'],
@@ -179,8 +180,7 @@ test('registered webhooks get each announcement published through content publis
     { url: to('/broadcasts'), announcementTypes: ['broadcast'] },
   ]);
 
-  const records = await publishAll('one');
-  const expected = await expectedOf(records);
+  const expected = expectedOf(await publishAll('one'));
   expect(expected).toHaveLength(4);
   await waitUntil(async () => at('/all').length >= 4 && at('/broadcasts').length >= 1, 60_000, 'the deliveries');
   await settle();
@@ -314,10 +314,10 @@ test('workers killed and restarted resume where the scanner stopped: nothing mis
 test('a receiver down for a minute gets everything late, once', async () => {
   const before = at('/all').length;
   await receiver.stop();
-  const records = await publishAll('receiver down');
+  const published = await publishAll('receiver down');
   const downUntil = Date.now() + 60_000;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, downUntil - Date.now())));
-  expect(records).toHaveLength(4);
+  expect(published).toHaveLength(4);
   await receiver.start();
   await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the late deliveries');
   await settle();
@@ -361,8 +361,8 @@ test('pause holds the scanner (whichever replica leads) until start; registratio
 }, 180_000);
 
 test('on-chain messages of a watched intent reach the webhooks registered for onChain, read with their Avro model', async () => {
-  await createOnChainIntent(pipeline.chain.api, 'test.watcher');
-  const queries = new ChainQueries(pipeline.chain.api);
+  await createOnChainIntent(pipeline.chain, 'test.watcher');
+  const queries = pipeline.chain.queries;
   const dsnp = await Promise.all(
     ['dsnp.broadcast', 'dsnp.reply', 'dsnp.reaction', 'dsnp.tombstone'].map(
       async (name) => (await queries.intentByName(name))!.intentId,
@@ -373,20 +373,14 @@ test('on-chain messages of a watched intent reach the webhooks registered for on
   expect((await call(api.url, 'GET', '/v1/scanner/options')).body).toEqual({ intentIds: [...dsnp, FIRST_NEW_ID] });
   await call(api.url, 'POST', '/v1/webhooks', { url: to('/on-chain'), announcementTypes: ['onChain'] });
 
-  // {n: 42} in Avro: the zig-zag varint of 42.
-  const answer = await call(pipeline.api.url, 'POST', '/v3/content/on-chain', {
-    schemaId: FIRST_NEW_ID,
-    payload: '0x54',
-    published: PUBLISHED,
-  });
-  expect(answer.status).toBe(202);
-  const [record] = await pipeline.settled([answer.body.referenceId as string], 90_000);
-  expect(record!.state).toBe('finalized');
+  // {n: 42} in Avro: the zig-zag varint of 42; sent by the provider for itself.
+  const { tx } = pipeline.chain.api;
+  const [blockNumber] = await asProvider(pipeline.chain, [tx.messages.addOnchainMessage(null, FIRST_NEW_ID, '0x54')]);
   await waitUntil(async () => at('/on-chain').length >= 1, 60_000, 'the on-chain delivery');
   await settle();
   expect(at('/on-chain').map((delivery) => delivery.body)).toEqual([
     {
-      blockNumber: record!.block!.number,
+      blockNumber,
       schemaId: FIRST_NEW_ID,
       intentId: FIRST_NEW_ID,
       message: { msaId: '1', providerId: '1', payload: '0x54', decoded: { n: 42 } },

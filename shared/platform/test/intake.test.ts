@@ -95,7 +95,7 @@ describe('Intake and IntakeRelay', () => {
     queue,
     jobName: 'note',
     job: (referenceId) => ({ referenceId, text }),
-    msaId: '7',
+    details: { author: '7' },
   });
   const metric = async (name: string) =>
     (await metrics.getMetricsAsJSON()).find((item) => item.name === name)?.values ?? [];
@@ -137,7 +137,7 @@ describe('Intake and IntakeRelay', () => {
     expect(accepted.every((item) => item.fresh && item.state === 'queued')).toBe(true);
     // Nothing is queued until a relay runs; the requests wait in the stream, with their records.
     expect(await redis.xlen(stream)).toBe(41);
-    expect(await status.get(accepted[0]!.referenceId)).toMatchObject({ state: 'queued', kind: 'note', msaId: '7' });
+    expect(await status.get(accepted[0]!.referenceId)).toMatchObject({ state: 'queued', kind: 'note', author: '7' });
 
     relay();
     await drained();

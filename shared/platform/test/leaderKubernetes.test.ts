@@ -1,7 +1,7 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { startRedisServer } from '@frequency-gateway/devstack';
 import { createLogger, KubernetesLeaseLock, leaseObjectName, runAsLeader } from '../src/index.js';
-import { KubernetesApiStandIn } from './support/kubernetesApiStandIn.js';
+import { KubernetesApiStandIn } from '@frequency-gateway/devstack/kubernetes';
 import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 

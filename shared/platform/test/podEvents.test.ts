@@ -7,7 +7,7 @@ import {
   recordReadinessEvents,
   secretScrubber,
 } from '../src/index.js';
-import { KubernetesApiStandIn, type RecordedEvent } from './support/kubernetesApiStandIn.js';
+import { KubernetesApiStandIn, type RecordedEvent } from '@frequency-gateway/devstack/kubernetes';
 import { captureLogLines } from './support/logLines.js';
 import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';

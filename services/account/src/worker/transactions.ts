@@ -1,6 +1,7 @@
 import {
   accountCalls,
   SubmissionError,
+  textOfHex,
   UserTransactionError,
   UserTransactions,
   type BeforeSubmit,
@@ -8,14 +9,13 @@ import {
   type SignedTransaction,
   type CapacityMonitor,
   type CapacitySubmitter,
+  type ChainApi,
   type ChainEvent,
   type TransactionOutcome,
   type TransactionTracker,
 } from '@frequency-gateway/chain';
 import type { Job, Logger, RequestStatusStore } from '@frequency-gateway/platform';
 import type { TransactionNotifier } from '@frequency-gateway/webhooks';
-import type { ApiPromise } from '@polkadot/api';
-import { hexToString, isHex } from '@polkadot/util';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import type { EncodedCall, TransactionJob, UserSignedTransaction } from '../jobs.js';
@@ -38,7 +38,7 @@ export class RefusedError extends Error {
 }
 
 export interface AccountTransactionsOptions {
-  api: ApiPromise;
+  api: ChainApi;
   redis: Redis;
   prefix: string;
   submitter: CapacitySubmitter;
@@ -78,7 +78,7 @@ function readOutcome(events: ChainEvent[]) {
     msaId: text(
       created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? retired?.[0] ?? revoked?.[1] ?? page?.[0],
     ),
-    handle: claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined,
+    handle: claimed ? textOfHex(claimed[1]) : undefined,
     newPublicKey: text(keyAdded?.[1]),
     revokedProviderId: text(revoked?.[0]),
     capacityWithdrawn: withdrawn

@@ -180,7 +180,7 @@ export function contentRoutes(intake: Intake, catalog: AssetCatalog): Route[] {
         const { referenceId } = await intake.accept<ContentRequestJob>({
           kind: operation.kind,
           identity: { msaId, body: content },
-          msaId,
+          details: { msaId },
           queue: CONTENT_PUBLISHING_QUEUES.request,
           jobName: JOB_NAMES.content,
           job: (id) => ({

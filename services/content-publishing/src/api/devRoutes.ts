@@ -103,7 +103,7 @@ export function devRoutes({ intake, queues, redis, stream }: DevRoutesOptions): 
           const { referenceId } = await intake.accept<ContentRequestJob>({
             kind: queueType,
             identity: { msaId, body },
-            msaId,
+            details: { msaId },
             queue: CONTENT_PUBLISHING_QUEUES.request,
             jobName: JOB_NAMES.content,
             job: (id) => ({

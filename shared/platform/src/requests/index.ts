@@ -2,5 +2,4 @@ export * from './store.js';
 export * from './routes.js';
 export * from './intake.js';
 export * from './variables.js';
-export * from './details.js';
 export * from './relay.js';
