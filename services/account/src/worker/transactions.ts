@@ -1,7 +1,6 @@
 import {
   accountCalls,
   SubmissionError,
-  textOfHex,
   UserTransactionError,
   UserTransactions,
   type BeforeSubmit,
@@ -10,7 +9,6 @@ import {
   type CapacityMonitor,
   type CapacitySubmitter,
   type ChainApi,
-  type ChainEvent,
   type TransactionOutcome,
   type TransactionTracker,
 } from '@frequency-gateway/chain';
@@ -20,6 +18,7 @@ import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import type { EncodedCall, TransactionJob, UserSignedTransaction } from '../jobs.js';
 import type { AccountNotification } from '../notifications.js';
+import { readOutcome } from './transactionOutcome.js';
 
 /** Capacity is short (the service limit, or none left): the job waits, it has not failed. */
 export class CapacityShortError extends Error {
@@ -55,37 +54,6 @@ export interface AccountTransactionsOptions {
 
 /** Why a request failed: the chain's error (with its pallet index and error code), or the gateway's reason. */
 type OutcomeError = ChainError | { message: string };
-
-const eventsOf = (events: ChainEvent[], section: string, method: string) =>
-  events
-    .filter((event) => event.section === section && event.method === method)
-    .map((event) => event.data as unknown[]);
-
-const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
-
-/** What the webhook and the request record report of a successful transaction, from its events. */
-function readOutcome(events: ChainEvent[]) {
-  const first = (section: string, method: string) => eventsOf(events, section, method)[0];
-  const created = first('msa', 'MsaCreated');
-  const granted = first('msa', 'DelegationGranted');
-  const claimed = first('handles', 'HandleClaimed');
-  const keyAdded = first('msa', 'PublicKeyAdded');
-  const retired = first('msa', 'MsaRetired');
-  const revoked = first('msa', 'DelegationRevoked');
-  const page = first('statefulStorage', 'ItemizedPageUpdated') ?? first('statefulStorage', 'PaginatedPageUpdated');
-  const withdrawn = first('capacity', 'CapacityWithdrawn');
-  return {
-    msaId: text(
-      created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? retired?.[0] ?? revoked?.[1] ?? page?.[0],
-    ),
-    handle: claimed ? textOfHex(claimed[1]) : undefined,
-    newPublicKey: text(keyAdded?.[1]),
-    revokedProviderId: text(revoked?.[0]),
-    capacityWithdrawn: withdrawn
-      ? { msaId: String(withdrawn[0]), amount: BigInt(withdrawn[1] as string | number).toString() }
-      : undefined,
-  };
-}
 
 /**
  * Account transactions (sign-ups, handles, keys, ICS, retirements, revocations) from submission to outcome. A
