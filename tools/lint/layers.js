@@ -36,7 +36,8 @@ export const PACKAGES = {
     service: true,
   },
   devstack: { dir: 'shared/devstack', production: false, uses: [] },
-  devchain: { dir: 'shared/devchain', production: false, uses: ['chain'] },
+  // Its tests wait with devstack's polling helper.
+  devchain: { dir: 'shared/devchain', production: false, uses: ['chain', 'devstack'] },
   e2e: { dir: 'e2e', production: false, uses: ['devstack', 'devchain'] },
   tools: {
     dir: 'tools',
