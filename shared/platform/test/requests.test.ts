@@ -144,6 +144,8 @@ describe('request status', () => {
   it('ends open streams when the component shuts down', async () => {
     await store.create('r4', { state: 'queued', kind: 'broadcast' });
     const { events } = await readEvents(`${http.url}/v1/requests/r4/events`, async () => {
+      // A stream that has been open a moment (its first event written), not one ended as it opens; nothing
+      // outside the server tells when the event left.
       await new Promise((resolve) => setTimeout(resolve, 120));
       shutdown.abort();
     });
