@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './tools/lint/layers.js';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.dev/**'] },
@@ -17,5 +18,7 @@ export default tseslint.config(
     },
   },
   { files: ['**/test/**/*.ts', 'e2e/cluster/**/*.ts'], languageOptions: { globals: { ...globals.jest } } },
+  // The layering of README.md "Layout": which package imports which, and where real dependencies are built.
+  ...layerRules(),
   prettier,
 );

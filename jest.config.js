@@ -14,6 +14,17 @@ const swc = [
   },
 ];
 
+/**
+ * The fault and 1 GiB suites, minutes each: their own project, `slow`, so that a package's suites run without
+ * them (`--selectProjects account`) and they run alone (`--selectProjects slow`); `make test` runs every project.
+ */
+const SLOW_SUITES = [
+  'services/account/test/signUpFaults.test.ts',
+  'services/content-publishing/test/pipelineFaults.test.ts',
+  'services/content-publishing/test/uploadProcess.test.ts',
+];
+const escaped = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const project = (displayName, rootDir, extra = {}) => ({
   displayName,
   rootDir,
@@ -24,7 +35,7 @@ const project = (displayName, rootDir, extra = {}) => ({
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', ...SLOW_SUITES.map((suite) => `/${escaped(suite)}$`)],
   ...extra,
 });
 
@@ -52,6 +63,10 @@ export default {
     project('content-watcher', '<rootDir>/services/content-watcher'),
     project('tools', '<rootDir>/tools'),
     project('e2e', '<rootDir>/e2e', { testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/cluster/'] }),
+    project('slow', '<rootDir>', {
+      testMatch: SLOW_SUITES.map((suite) => `<rootDir>/${suite}`),
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+    }),
     // Suites against the local Kubernetes cluster (make cluster, root): only when asked for by name,
     // `make test-cluster`, as they need the cluster and take minutes.
     ...(selectsProject('cluster') ? [project('cluster', '<rootDir>/e2e/cluster')] : []),

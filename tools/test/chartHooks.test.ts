@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { runEnsureSecretCommand, runKeepReplicasCommand } from '@frequency-gateway/platform';
-import { KubernetesApiStandIn, type PolicyRule } from '../../shared/platform/test/support/kubernetesApiStandIn.js';
+import { KubernetesApiStandIn, type PolicyRule } from '@frequency-gateway/devstack/kubernetes';
 import { COMPONENTS } from '../src/components.js';
 import { chartHelm, hooksOf, named, NAMESPACE, PREFIX, REQUIRED } from './chartRendering.js';
 import { podSpec, workloads, type K8sObject } from './support/kubernetesObjects.js';

@@ -1,4 +1,4 @@
-import { requestErrorSchema } from '@frequency-gateway/platform';
+import { requestErrorSchema } from '@frequency-gateway/chain';
 import { deliveredWebhookSpec } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
 import { TRANSACTION_TYPES } from './jobs.js';

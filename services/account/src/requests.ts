@@ -1,3 +1,4 @@
+import { transactionRequestFields } from '@frequency-gateway/chain';
 import { serviceRequests } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { TRANSACTION_TYPES } from './jobs.js';
@@ -20,4 +21,5 @@ export const accountRequests = serviceRequests({
       .optional()
       .meta({ description: 'The chain calls the provider submits for the request' }),
   },
+  outcomeFields: transactionRequestFields,
 });

@@ -94,8 +94,8 @@ describe('a new user signs up (sr25519)', () => {
       'submitted',
       'finalized',
     ]);
-    // Exactly once: nothing more arrives.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Exactly once: nothing more arrives once nothing is left that could send it.
+    await waitUntil(stack.settled, 30_000, 'the queues and the transaction tracker settled');
     expect(stack.receiver.received).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { transactionRequestFields } from '@frequency-gateway/chain';
 import { serviceRequests } from '@frequency-gateway/platform';
 import { z } from 'zod';
 
@@ -22,4 +23,5 @@ export const contentRequests = serviceRequests({
       .optional()
       .meta({ description: 'The Parquet batch file the announcement was written to (state batched and later)' }),
   },
+  outcomeFields: transactionRequestFields,
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { startDevchain } from '@frequency-gateway/devchain';
+import { waitUntil } from '@frequency-gateway/devstack';
 import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
 import { contentPublishingApi } from '../src/api/component.js';
 import { contentId } from '@frequency-gateway/storage';
@@ -33,15 +34,6 @@ function patternsIn(value: unknown): string[] {
   return Object.entries(value).flatMap(([key, inner]) =>
     key === 'pattern' && typeof inner === 'string' ? [inner] : patternsIn(inner),
   );
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('content publishing api', () => {
@@ -187,10 +179,10 @@ describe('content publishing api', () => {
   });
 
   it('is not ready while the chain is away, answers 503 where it needs it, and recovers by itself', async () => {
-    expect(await waitFor(ready, (status) => status === 200)).toBe(200);
+    await waitUntil(async () => (await ready()) === 200, 15_000, '/readyz to answer 200');
     const port = stack.devchain.port;
     await stack.devchain.close();
-    expect(await waitFor(ready, (status) => status === 503)).toBe(503);
+    await waitUntil(async () => (await ready()) === 503, 15_000, '/readyz to answer 503');
     const health = (await call(stack.url, 'GET', '/healthz')).body as { checks: Record<string, { status: string }> };
     expect(health.checks.chain?.status).toBe('down');
     const needsChain = await call(stack.url, 'POST', '/v3/content/on-chain', {
@@ -202,12 +194,12 @@ describe('content publishing api', () => {
     // Requests that need no chain read are still accepted.
     expect((await broadcast('while the chain is away')).status).toBe(202);
     stack.devchain = await startDevchain({ port });
-    expect(await waitFor(ready, (status) => status === 200, 30_000)).toBe(200);
+    await waitUntil(async () => (await ready()) === 200, 30_000, '/readyz to answer 200 again');
   }, 90_000);
 
   it('answers 503 and keeps nothing while Redis is away, then recovers by itself', async () => {
     await stack.redisServer.kill('SIGKILL');
-    expect(await waitFor(ready, (status) => status === 503)).toBe(503);
+    await waitUntil(async () => (await ready()) === 503, 15_000, '/readyz to answer 503');
     const refused = await broadcast('while Redis is away');
     expect(refused.status).toBe(503);
     expect(refused.body.message).toMatch(/could not be queued/);
@@ -218,15 +210,14 @@ describe('content publishing api', () => {
     expect(upload.status).toBe(503);
     expect(((await upload.json()) as { message: string }).message).toMatch(/^body\.files: the files could not be kept/);
     await stack.redisServer.restart();
-    expect(await waitFor(ready, (status) => status === 200, 30_000)).toBe(200);
+    await waitUntil(async () => (await ready()) === 200, 30_000, '/readyz to answer 200 again');
     // The api's other Redis connections (status records, queue producer) reconnect on their own backoff, which
     // on a loaded machine can trail the readiness connection by a moment.
-    const accepted = await waitFor(
-      () => broadcast('after Redis is back').then((answer) => answer.status),
-      (status) => status === 202,
+    await waitUntil(
+      async () => (await broadcast('after Redis is back')).status === 202,
       5_000,
+      'a broadcast to be accepted again',
     );
-    expect(accepted).toBe(202);
     expect(await stack.redis.exists(`cp:asset:${await contentId(png(1_000, 40))}`)).toBe(0);
   }, 90_000);
 });

@@ -102,6 +102,7 @@ describe('publishing pipeline under faults', () => {
       at: 300,
       during: async () => {
         await stack.redis.kill('SIGTERM');
+        // The fault itself: Redis stays away for a second while the run goes on (not a wait for a result).
         await new Promise((resolve) => setTimeout(resolve, 1000));
         await stack.redis.restart();
       },

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { ChainQueries } from '@frequency-gateway/chain';
 import {
+  callJson as call,
   spawnServer,
   startWebhookReceiver,
   waitUntil,
@@ -11,17 +11,27 @@ import {
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { AnnouncementType } from '@frequency-gateway/dsnp';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
-import { startPipeline, batchRows, type PipelineStack } from '../../content-publishing/test/support/pipeline.js';
-import { createOnChainIntent, FIRST_NEW_ID } from '../../content-publishing/test/support/chainSetup.js';
-import { call } from '../../content-publishing/test/support/stack.js';
+import { CONTENT_WATCHER_QUEUES } from '../src/index.js';
+import {
+  asProvider,
+  createOnChainIntent,
+  FIRST_NEW_ID,
+  publishBatches,
+  startWatchedChain,
+  storeNote,
+  type PublishedBatch,
+  type WatchedChain,
+} from './support/chain.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const SECRET = 'watcher-webhook-secret-0123456789';
-const PUBLISHED = '2026-11-22T10:00:00.000Z';
 
-let pipeline: PipelineStack;
+let pipeline: WatchedChain;
+/** Reads the scanner's position. */
+let admin: Redis;
 let receiver: WebhookReceiver;
 let api: ServerProcess;
 const workers: ServerProcess[] = [];
@@ -51,12 +61,15 @@ async function startWorker(): Promise<ServerProcess> {
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  pipeline = await startPipeline({ workerEnv: { BATCH_MAX_COUNT: '100' } });
+  pipeline = await startWatchedChain();
+  admin = new Redis(pipeline.redis.url);
   api = await spawnServer([MAIN, 'api'], watcherEnv());
   await startWorker();
 }, 180_000);
 
 afterAll(async () => {
+  await Promise.all([...watcherQueues.values()].flat().map((queue) => queue.close()));
+  admin?.disconnect();
   await Promise.all(workers.map((worker) => worker.stop()));
   await api?.stop();
   await pipeline?.stop();
@@ -66,51 +79,81 @@ afterAll(async () => {
 const to = (path: string) => `${receiver.url}${path}`;
 const at = (path: string) => receiver.received.filter((delivery) => delivery.path === path);
 
-/** Publishes one announcement of each kind through the content publishing service; their finalized records. */
-async function publishAll(tag: string) {
-  const post = async (path: string, body: unknown, method = 'POST') => {
-    const answer = await call(pipeline.api.url, method, path, body);
-    expect(answer.status).toBe(202);
-    return answer.body.referenceId as string;
-  };
-  const note = (content: string) => ({ content, published: PUBLISHED });
-  // Each round answers another target: the same request twice would be the same request.
+/**
+ * Puts one announcement of each kind on chain, each in a batch file of its own, as a provider publishes them:
+ * a broadcast from MSA 2, a reply from 3, a reaction from 4 and a tombstone from 2.
+ */
+async function publishAll(tag: string): Promise<PublishedBatch[]> {
+  // Each round answers another target: the same announcement twice would be the same announcement.
   const targetHash = dsnpHash(new TextEncoder().encode(tag));
   const target = `dsnp://2/${targetHash}`;
-  const ids = [
-    await post('/v1/content/2/broadcast', { content: note(`broadcast ${tag}`) }),
-    await post('/v1/content/3/reply', { inReplyTo: target, content: note(`reply ${tag}`) }),
-    await post('/v1/content/4/reaction', { emoji: '👍', apply: 1, inReplyTo: target }),
-    await post('/v2/content/2/tombstones', { targetAnnouncementType: 'reply', targetContentHash: targetHash }),
-  ];
-  const records = await pipeline.settled(ids, 90_000);
-  expect(records.map((record) => record.state)).toEqual(['finalized', 'finalized', 'finalized', 'finalized']);
-  return records;
+  const [broadcast, reply] = await Promise.all([
+    storeNote(pipeline.kubo, `broadcast ${tag}`),
+    storeNote(pipeline.kubo, `reply ${tag}`),
+  ]);
+  const published = await publishBatches(pipeline, [
+    { announcementType: AnnouncementType.Broadcast, fromId: 2n, ...broadcast },
+    { announcementType: AnnouncementType.Reply, fromId: 3n, inReplyTo: target, ...reply },
+    { announcementType: AnnouncementType.Reaction, fromId: 4n, emoji: '👍', apply: 1, inReplyTo: target },
+    {
+      announcementType: AnnouncementType.Tombstone,
+      fromId: 2n,
+      targetAnnouncementType: AnnouncementType.Reply,
+      targetContentHash: targetHash,
+    },
+  ]);
+  expect(published.map((batch) => batch.rows.length)).toEqual([1, 1, 1, 1]);
+  return published;
 }
 
-/** The rows of the published batch files, as the webhooks should carry them, by announcement type. */
-async function expectedOf(records: Awaited<ReturnType<typeof publishAll>>) {
-  const queries = new ChainQueries(pipeline.chain.api);
-  const rows = [];
-  for (const record of records) {
-    const intent = await queries.intentByName(
-      { broadcast: 'dsnp.broadcast', reply: 'dsnp.reply', reaction: 'dsnp.reaction', tombstone: 'dsnp.tombstone' }[
-        record.kind
-      ]!,
+/** The rows of the published batch files, as the webhooks should carry them. */
+function expectedOf(published: PublishedBatch[]) {
+  return published.flatMap(({ blockNumber, intentId, rows }) => rows.map((row) => ({ blockNumber, intentId, row })));
+}
+
+const finalized = async () => (await pipeline.chain.queries.finalizedBlock()).number;
+
+/** Queue clients by key prefix (the guarded watcher has its own), closed after the file. */
+const watcherQueues = new Map<string, Queue[]>();
+
+/** Nothing left to search, read or deliver: no job of the watcher's queues waiting, running or delayed. */
+async function queuesIdle(prefix: string): Promise<boolean> {
+  let queues = watcherQueues.get(prefix);
+  if (!queues) {
+    queues = Object.values(CONTENT_WATCHER_QUEUES).map(
+      (name) => new Queue(name, { connection: { url: pipeline.redis.url }, prefix: `${prefix}:bull` }),
     );
-    for (const row of await batchRows(pipeline.kubo, record.batch!.cid))
-      rows.push({ blockNumber: record.block!.number, intentId: intent!.intentId, row });
+    watcherQueues.set(prefix, queues);
   }
-  return rows;
+  for (const queue of queues) {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    if (Object.values(counts).some((count) => count > 0)) return false;
+  }
+  return true;
 }
 
-const finalized = async () => (await new ChainQueries(pipeline.chain.api).finalizedBlock()).number;
-
-/** Lets four more blocks be finalized (and scanned): time for anything that would arrive twice to arrive. */
-async function settle(): Promise<void> {
+/**
+ * Until four more blocks are finalized and scanned (unless the scanner is paused) and every queue is idle: by
+ * then anything that would arrive twice has arrived.
+ */
+async function settle({ prefix = 'watcher', paused = false } = {}): Promise<void> {
   const then = await finalized();
-  await waitUntil(async () => (await finalized()) >= then + 4, 30_000, 'four more blocks');
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const scanned = async () => Number((await admin.get(`${prefix}:scanner:position`)) ?? 0) >= then + 4;
+  await waitUntil(
+    async () => (await finalized()) >= then + 4 && (paused || (await scanned())) && (await queuesIdle(prefix)),
+    30_000,
+    'four more blocks scanned and the queues idle',
+  );
+}
+
+/** The workers' count of webhook deliveries refused and scheduled again (webhook_deliveries_total). */
+async function retriedDeliveries(): Promise<number> {
+  let total = 0;
+  for (const worker of workers) {
+    const text = await (await fetch(`${worker.url}/metrics`)).text();
+    total += Number(/^webhook_deliveries_total\{[^}]*outcome="retry"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+  }
+  return total;
 }
 
 /** What a delivery says, without where it came from: to compare deliveries of the same announcements. */
@@ -166,7 +209,7 @@ test('the OpenAPI document has the reference paths and operationIds, and the ann
   });
 });
 
-test('registered webhooks get each announcement published through content publishing once, signed, with its fields', async () => {
+test('registered webhooks get each announcement a provider publishes once, signed, with its fields', async () => {
   const all = await call(api.url, 'POST', '/v1/webhooks', {
     url: to('/all'),
     announcementTypes: ['broadcast', 'reply', 'reaction', 'tombstone', 'update', 'profile'],
@@ -179,8 +222,7 @@ test('registered webhooks get each announcement published through content publis
     { url: to('/broadcasts'), announcementTypes: ['broadcast'] },
   ]);
 
-  const records = await publishAll('one');
-  const expected = await expectedOf(records);
+  const expected = expectedOf(await publishAll('one'));
   expect(expected).toHaveLength(4);
   await waitUntil(async () => at('/all').length >= 4 && at('/broadcasts').length >= 1, 60_000, 'the deliveries');
   await settle();
@@ -311,13 +353,16 @@ test('workers killed and restarted resume where the scanner stopped: nothing mis
   expect(new Set(at('/all').map(essence)).size).toBe(before + 4);
 }, 180_000);
 
-test('a receiver down for a minute gets everything late, once', async () => {
+test('a receiver down through several attempts gets everything late, once', async () => {
   const before = at('/all').length;
   await receiver.stop();
-  const records = await publishAll('receiver down');
-  const downUntil = Date.now() + 60_000;
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, downUntil - Date.now())));
-  expect(records).toHaveLength(4);
+  const retriedBefore = await retriedDeliveries();
+  const published = await publishAll('receiver down');
+  // Each of the four announcements refused at least twice on average, each retry later than the one before
+  // (500 ms base, doubling): what a receiver down for a while sees, counted rather than slept through.
+  await waitUntil(async () => (await retriedDeliveries()) - retriedBefore >= 8, 60_000, 'eight refused deliveries');
+  expect(at('/all')).toHaveLength(before);
+  expect(published).toHaveLength(4);
   await receiver.start();
   await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the late deliveries');
   await settle();
@@ -329,7 +374,7 @@ test('pause holds the scanner (whichever replica leads) until start; registratio
   const before = at('/all').length;
   expect((await call(api.url, 'POST', '/v1/scanner/pause')).status).toBe(201);
   await publishAll('paused');
-  await settle();
+  await settle({ paused: true });
   expect(at('/all')).toHaveLength(before);
   expect((await call(api.url, 'POST', '/v1/scanner/start?immediate=true')).status).toBe(201);
   await waitUntil(async () => at('/all').length >= before + 4, 60_000, 'the deliveries after start');
@@ -361,8 +406,8 @@ test('pause holds the scanner (whichever replica leads) until start; registratio
 }, 180_000);
 
 test('on-chain messages of a watched intent reach the webhooks registered for onChain, read with their Avro model', async () => {
-  await createOnChainIntent(pipeline.chain.api, 'test.watcher');
-  const queries = new ChainQueries(pipeline.chain.api);
+  await createOnChainIntent(pipeline.chain, 'test.watcher');
+  const queries = pipeline.chain.queries;
   const dsnp = await Promise.all(
     ['dsnp.broadcast', 'dsnp.reply', 'dsnp.reaction', 'dsnp.tombstone'].map(
       async (name) => (await queries.intentByName(name))!.intentId,
@@ -373,20 +418,14 @@ test('on-chain messages of a watched intent reach the webhooks registered for on
   expect((await call(api.url, 'GET', '/v1/scanner/options')).body).toEqual({ intentIds: [...dsnp, FIRST_NEW_ID] });
   await call(api.url, 'POST', '/v1/webhooks', { url: to('/on-chain'), announcementTypes: ['onChain'] });
 
-  // {n: 42} in Avro: the zig-zag varint of 42.
-  const answer = await call(pipeline.api.url, 'POST', '/v3/content/on-chain', {
-    schemaId: FIRST_NEW_ID,
-    payload: '0x54',
-    published: PUBLISHED,
-  });
-  expect(answer.status).toBe(202);
-  const [record] = await pipeline.settled([answer.body.referenceId as string], 90_000);
-  expect(record!.state).toBe('finalized');
+  // {n: 42} in Avro: the zig-zag varint of 42; sent by the provider for itself.
+  const { tx } = pipeline.chain.api;
+  const [blockNumber] = await asProvider(pipeline.chain, [tx.messages.addOnchainMessage(null, FIRST_NEW_ID, '0x54')]);
   await waitUntil(async () => at('/on-chain').length >= 1, 60_000, 'the on-chain delivery');
   await settle();
   expect(at('/on-chain').map((delivery) => delivery.body)).toEqual([
     {
-      blockNumber: record!.block!.number,
+      blockNumber,
       schemaId: FIRST_NEW_ID,
       intentId: FIRST_NEW_ID,
       message: { msaId: '1', providerId: '1', payload: '0x54', decoded: { n: 42 } },
@@ -445,7 +484,7 @@ test('with the default outbound policy, loopback is refused at registration and,
     ]);
     await publishAll('guarded');
     await waitUntil(async () => (await deliveries.getFailedCount()) >= 2, 60_000, 'dead-lettered deliveries');
-    await settle();
+    await settle({ prefix: 'guarded' });
     const failed = await deliveries.getFailed();
     expect(failed.length).toBeGreaterThanOrEqual(2);
     for (const job of failed) {

@@ -1,9 +1,12 @@
 import { options as frequencyOptions } from '@frequency-chain/api-augment';
 import type { Logger } from '@frequency-gateway/platform';
 import { ApiPromise, WsProvider } from '@polkadot/api';
+import { ChainQueries } from './queries.js';
 
 export interface ChainConnection {
   api: ApiPromise;
+  /** The typed reads of this connection (one object for its whole life: the api reconnects underneath). */
+  queries: ChainQueries;
   /** The chain's block time (Aura slot duration), for timeouts and staleness. */
   blockTimeMs: number;
   /** Resolves when the chain answers and its finality is not stalled; rejects otherwise (a readiness probe). */
@@ -36,9 +39,10 @@ export interface ConnectOptions {
   logger?: Logger;
 }
 
+/** The chain cannot be reached now (not connected, metadata not loaded, the connection dropped): retry later. */
 export class ChainNotReadyError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'ChainNotReadyError';
   }
 }
@@ -141,7 +145,14 @@ export function openChain(options: ConnectOptions): OpeningChain {
       }),
     ]);
     if (closed) for (const stop of unsubscribe) stop();
-    connection = { api, blockTimeMs, probe, heads: () => ({ best, finalized: finalized.number }), close };
+    connection = {
+      api,
+      queries: new ChainQueries(api),
+      blockTimeMs,
+      probe,
+      heads: () => ({ best, finalized: finalized.number }),
+      close,
+    };
     return connection;
   });
   opened.catch(() => undefined);

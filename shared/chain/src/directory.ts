@@ -1,5 +1,5 @@
 import type { OpeningChain } from './connection.js';
-import { ChainQueries, type Intent, type Schema } from './queries.js';
+import type { ChainQueries, Intent, Schema } from './queries.js';
 
 /**
  * Schemas and intents as the service needs them, read from the chain through one connection. A schema never
@@ -15,8 +15,7 @@ export class SchemaDirectory {
   ) {}
 
   async queries(): Promise<ChainQueries> {
-    const connection = await this.chain.ready(this.options.readyTimeoutMs);
-    return new ChainQueries(connection.api);
+    return (await this.chain.ready(this.options.readyTimeoutMs)).queries;
   }
 
   /** One read per key at a time, kept for `ttlMs`; absence and failures are not kept (they may change soon). */

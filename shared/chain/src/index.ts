@@ -56,7 +56,7 @@ export {
 export { connectAsProvider, type ProviderChain } from './providerChain.js';
 export { messageCalls, accountCalls, type AccountCall } from './calls.js';
 export { SchemaDirectory } from './directory.js';
-export { fromChain } from './chainErrors.js';
+export { fromChain, chainUnreachable } from './unreachable.js';
 export {
   startWhenChainReady,
   type ChainPipeline,
@@ -78,3 +78,15 @@ export {
   type SignedUserTransaction,
   type CheckedUserTransaction,
 } from './userTransactions.js';
+export {
+  accountIdOf,
+  bytesOfHex,
+  hexOf,
+  publicKeyOf,
+  ss58Of,
+  textOfHex,
+  type ChainApi,
+  type ChainCall,
+  type ChainValue,
+} from './encoding.js';
+export { requestErrorSchema, transactionRequestFields } from './requestFields.js';

@@ -94,7 +94,7 @@ type StateView = Pick<ApiDecoration<'promise'>, 'query' | 'call'>;
 
 /**
  * The typed reads the services make. Account state (MSA by key, MSA existence, providers, handles, delegations)
- * is read from `state`: the best block by default, or one fixed block with `ChainQueries.atFinalized`, which
+ * is read from `state`: the best block by default, or one fixed block with `atFinalized()`, which
  * look-ups use so that nothing is reported before its block is final.
  */
 export class ChainQueries {
@@ -107,9 +107,9 @@ export class ChainQueries {
    * Reads account state at the newest finalized block: what an account, handle or delegation look-up answers.
    * Before a sign-up is finalized its MSA does not exist here, whatever the best block holds.
    */
-  static async atFinalized(api: ApiPromise): Promise<ChainQueries> {
-    const hash = await api.rpc.chain.getFinalizedHead();
-    return new ChainQueries(api, await api.at(hash));
+  async atFinalized(): Promise<ChainQueries> {
+    const hash = await this.api.rpc.chain.getFinalizedHead();
+    return new ChainQueries(this.api, await this.api.at(hash));
   }
 
   async msaIdOf(account: string): Promise<bigint | undefined> {

@@ -1,6 +1,7 @@
 import type { Call } from '@polkadot/types/interfaces';
 import { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
+import { waitUntil } from '@frequency-gateway/devstack';
 import {
   CapacityLimitError,
   CapacityMonitor,
@@ -75,9 +76,16 @@ describe('capacity monitor', () => {
         1,
       ).method as Call;
       await submitter.submit([call], (tx) => tracker.record(tx, ['job']));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await tracker.scanOnce();
-      const state = await monitor.check();
+      // Until the tracker has seen the transaction in a block and the monitor counts what it cost.
+      const state = await waitUntil(
+        async () => {
+          await tracker.scanOnce();
+          const checked = await monitor.check();
+          return checked.usedByService > 0n && checked;
+        },
+        10_000,
+        'the capacity used by the transaction',
+      );
       expect(state.usedByService).toBeGreaterThan(400_000n);
       expect(state.reason).toBe('service limit reached');
       expect(await queue.isPaused()).toBe(true);

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
+import { waitUntil } from '@frequency-gateway/devstack';
 import {
   NonceManager,
   ProviderIdentityError,
@@ -71,8 +72,12 @@ describe('stalled finality', () => {
       // Finality trails by three blocks; stop the finality catch-up and let blocks pile up ahead of it.
       devchain.chain.stop();
       for (let i = 0; i < 5; i++) devchain.chain.seal();
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      await expect(chain.probe(AbortSignal.timeout(2000))).rejects.toThrow('finality stalled');
+      const stalled = () =>
+        chain.probe(AbortSignal.timeout(2000)).then(
+          () => false,
+          (error: Error) => error.message.includes('finality stalled'),
+        );
+      await waitUntil(stalled, 5_000, 'the probe to report finality stalled');
     } finally {
       await chain.close();
       await devchain.close();
@@ -121,6 +126,8 @@ describe('nonce reservations shared through Redis', () => {
     expect(next).toBe(lost + 1);
     const waiting = submit(chain.api.tx.system.remark('after the gap'), next);
     await manager.reserve(); // starts the gap watch
+    // The gap timeout (200 ms) is what is under test: it has to pass, and a reserve() to look sooner would hand
+    // out another nonce.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await manager.reserve()).toBe(lost);
     await submit(chain.api.tx.system.remark('fills the gap'), lost);

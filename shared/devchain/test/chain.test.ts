@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { waitUntil } from '@frequency-gateway/devstack';
 import { connect, submit, type Connected } from './support/client.js';
 
 const UNIT = 10n ** 8n;
@@ -87,8 +88,8 @@ describe('the devchain with a real @polkadot/api client over WebSocket', () => {
   it('holds a future nonce until the gap closes, then includes both in order', async () => {
     const nonce = (await c.api.rpc.system.accountNextIndex(c.charlie.address)).toNumber();
     const later = submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.charlie, { nonce: nonce + 1 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(c.devchain.chain.pool.size).toBe(1);
+    // Held in the pool, not included, however long it is there.
+    await waitUntil(async () => c.devchain.chain.pool.size === 1, 5_000, 'the future transaction in the pool');
     const first = await submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.charlie, { nonce });
     const second = await later;
     expect(first.statuses.filter((status) => status !== 'InBlock')).toEqual(['Ready', 'Finalized']);
@@ -154,7 +155,7 @@ describe('sealing and finality', () => {
       const unsubscribe = await c.api.rpc.chain.subscribeNewHeads((header) => {
         heads.push(header.number.toNumber());
       });
-      await new Promise((resolve) => setTimeout(resolve, 650));
+      await waitUntil(async () => heads.length >= 4, 5_000, 'four sealed blocks');
       unsubscribe();
       expect(heads.length).toBeGreaterThanOrEqual(4);
       expect(heads).toEqual([...heads].sort((a, b) => a - b));
@@ -193,7 +194,7 @@ describe('the transaction pool limit', () => {
         .signAndSend(c.charlie, { nonce: nonce + gap }, (result) => void statuses[i]!.push(result.status.type)),
     );
     await Promise.all(waiting);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitUntil(async () => statuses[0]!.includes('Dropped'), 5_000, 'the first future transaction dropped');
     expect(statuses[0]).toEqual(['Future', 'Dropped']);
     expect(statuses[1]).toEqual(['Future']);
     expect(statuses[2]).toEqual(['Future']);

@@ -4,3 +4,4 @@ export * from './redisServer.js';
 export * from './kubo.js';
 export * from './webhookReceiver.js';
 export * from './processes.js';
+export * from './jsonCall.js';

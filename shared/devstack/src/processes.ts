@@ -80,17 +80,31 @@ export async function spawnServer(
   };
 }
 
-/** Polls `done` every 200 ms until it answers true (errors count as false), or fails after `timeoutMs`. */
-export async function waitUntil(
-  done: () => Promise<boolean>,
-  timeoutMs: number,
-  what: string | (() => string),
-): Promise<void> {
+/**
+ * The tests' one polling helper: asks `condition` every `everyMs` until it answers a value (anything but false,
+ * undefined or null), and resolves with that value; after `timeoutMs` it fails, naming what it waited for and
+ * the last error the condition threw (an error counts as "not yet": a server still starting refuses
+ * connections).
+ */
+export async function waitUntil<T>(
+  condition: () => Promise<T | false | undefined | null>,
+  timeoutMs = 10_000,
+  what: string | (() => string) = 'the condition',
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    if (await done().catch(() => false)) return;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const value = await condition().catch((error: unknown) => {
+      lastError = error;
+      return undefined;
+    });
+    if (value !== false && value !== undefined && value !== null) return value;
+    if (Date.now() > deadline) {
+      const waitedFor = typeof what === 'string' ? what : what();
+      const last = lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${waitedFor}${last}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

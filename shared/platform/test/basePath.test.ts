@@ -1,6 +1,5 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { type LocalRedis, startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { parseConfig } from '../src/index.js';
-import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent, testConfig } from './support/testComponent.js';
 
 /** Every `src="…"` and `href="…"` of a page that names a file of the page's own (not another site's). */
@@ -23,7 +22,7 @@ describe('HTTP_BASE_PATH', () => {
       ENVIRONMENT: 'dev',
     });
     // Ready once its checks pass: on a loaded machine the first Redis check may still time out.
-    await eventually(async () => component.runtime.readiness.isReady(), 15_000);
+    await waitUntil(async () => component.runtime.readiness.isReady(), 15_000);
   });
   afterAll(async () => {
     await component.stop();

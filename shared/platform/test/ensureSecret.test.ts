@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ensureSecret, parseEnsureSecretArguments, type GeneratedKey } from '../src/index.js';
-import { KubernetesApiStandIn, type PolicyRule, type StoredSecret } from './support/kubernetesApiStandIn.js';
+import { KubernetesApiStandIn, type PolicyRule, type StoredSecret } from '@frequency-gateway/devstack/kubernetes';
 
 const NAMESPACE = 'gateway';
 const NAME = 'gw-generated';

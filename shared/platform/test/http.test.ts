@@ -1,5 +1,4 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { eventually } from './support/processes.js';
+import { type LocalRedis, startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 describe('HTTP surface of a component', () => {
@@ -81,7 +80,7 @@ describe('HTTP surface of a component', () => {
     expect(body.message).toBe('Internal server error');
     expect(JSON.stringify(body)).not.toContain('database exploded');
     // One line holds the reference, the cause and the route: the one an operator finds by the reference.
-    const logged = await eventually(async () => {
+    const logged = await waitUntil(async () => {
       const lines = component.logs.filter((line) => line.includes(body.errorReference));
       return lines.length > 0 && lines;
     }, 5000);
@@ -105,7 +104,7 @@ describe('HTTP surface of a component', () => {
 
   it('names the request id in the access line and in what the request logs', async () => {
     await fetch(`${component.url}/v1/broken`, { headers: { 'x-request-id': 'trace-42' } });
-    const lines = await eventually(async () => {
+    const lines = await waitUntil(async () => {
       const found = component.logs.filter((line) => line.includes('"requestId":"trace-42"'));
       return found.length > 0 && found;
     }, 5000);

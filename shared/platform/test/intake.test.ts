@@ -1,4 +1,4 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { Worker, UnrecoverableError } from 'bullmq';
@@ -84,20 +84,14 @@ describe('Intake and IntakeRelay', () => {
     started.start();
     return started;
   };
-  const drained = async () => {
-    const deadline = Date.now() + 10_000;
-    while ((await redis.xlen(stream)) > 0) {
-      if (Date.now() > deadline) throw new Error('the stream was not emptied within 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const drained = () => waitUntil(async () => (await redis.xlen(stream)) === 0, 10_000, 'the stream emptied', 20);
   const request = (text: string, queue = 'work'): IntakeRequest<{ referenceId: string; text: string }> => ({
     kind: 'note',
     identity: { text },
     queue,
     jobName: 'note',
     job: (referenceId) => ({ referenceId, text }),
-    msaId: '7',
+    details: { author: '7' },
   });
   const metric = async (name: string) =>
     (await metrics.getMetricsAsJSON()).find((item) => item.name === name)?.values ?? [];
@@ -107,7 +101,7 @@ describe('Intake and IntakeRelay', () => {
     redis = new Redis(server.url);
     // As the api has it: requests fail at once while Redis is away.
     failFast = openRedis(server.url, 'failFast');
-    while (failFast.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(async () => failFast.status === 'ready', 10_000, 'the fail-fast connection ready', 20);
     status = new RequestStatusStore(failFast, { prefix: PREFIX, ttlSeconds: 60, finalStates: ['done', 'failed'] });
     metrics = createMetricsRegistry('test');
     queues = new JobQueues({ redisUrl: server.url, keyPrefix: PREFIX, logger, metrics });
@@ -139,7 +133,7 @@ describe('Intake and IntakeRelay', () => {
     expect(accepted.every((item) => item.fresh && item.state === 'queued')).toBe(true);
     // Nothing is queued until a relay runs; the requests wait in the stream, with their records.
     expect(await redis.xlen(stream)).toBe(41);
-    expect(await status.get(accepted[0]!.referenceId)).toMatchObject({ state: 'queued', kind: 'note', msaId: '7' });
+    expect(await status.get(accepted[0]!.referenceId)).toMatchObject({ state: 'queued', kind: 'note', author: '7' });
 
     relay();
     await drained();
@@ -265,15 +259,12 @@ describe('Intake and IntakeRelay', () => {
     await server.kill('SIGKILL');
     await expect(intake.accept(request('while away', 'later'))).rejects.toMatchObject({ statusCode: 503 });
     await server.restart();
-    await new Promise((resolve) => setTimeout(resolve, 500));
     // The server came back empty: the group is made again and the request goes through.
-    const deadline = Date.now() + 10_000;
-    let accepted;
-    while (!accepted) {
-      accepted = await intake.accept(request('after', 'later')).catch(() => undefined);
-      if (!accepted && Date.now() > deadline) throw new Error('Redis did not come back');
-      if (!accepted) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const accepted = await waitUntil(
+      () => intake.accept(request('after', 'later')),
+      10_000,
+      'a request accepted once Redis is back',
+    );
     expect(await status.get(referenceIdOf('note', { text: 'while away' }))).toBeUndefined();
     await drained();
     expect(await queues.queue('later').getJob(accepted.referenceId)).toBeDefined();
@@ -293,10 +284,18 @@ describe('IntakeRelay shutdown', () => {
     const queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'down', logger, metrics });
     const relay = new IntakeRelay({ redisUrl: server.url, stream: 'down:intake:test', queues, logger, metrics });
     relay.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The relay is parked in its blocking read when Redis goes away.
+    const admin = new Redis(server.url);
+    await waitUntil(
+      async () => String(await admin.client('LIST')).includes('cmd=xreadgroup'),
+      10_000,
+      'the relay blocked in XREADGROUP',
+    );
+    admin.disconnect();
     await server.kill('SIGKILL');
-    // The relay's commands now wait for Redis; stopping does not.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The relay's commands now wait for Redis; stopping does not. (100 ms: the relay's connection sees a local
+    // socket close within milliseconds; nothing outside the relay tells when its command was queued again.)
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();
     await relay.stop(1_000);
     expect(Date.now() - started).toBeLessThan(3_000);

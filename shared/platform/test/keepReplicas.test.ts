@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { keepReplicas } from '../src/index.js';
-import { KubernetesApiStandIn, type PolicyRule } from './support/kubernetesApiStandIn.js';
+import { KubernetesApiStandIn, type PolicyRule } from '@frequency-gateway/devstack/kubernetes';
 
 const NAMESPACE = 'gateway';
 const MANAGER = 'frequency-gateway-replicas';

@@ -1,8 +1,7 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { startRedisServer } from '@frequency-gateway/devstack';
+import { startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { createLogger, KubernetesLeaseLock, leaseObjectName, runAsLeader } from '../src/index.js';
-import { KubernetesApiStandIn } from './support/kubernetesApiStandIn.js';
-import { eventually } from './support/processes.js';
+import { KubernetesApiStandIn } from '@frequency-gateway/devstack/kubernetes';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 /** metav1.MicroTime as the API server accepts it: RFC 3339 with exactly six fractional digits. */
@@ -69,7 +68,7 @@ describe('Kubernetes Lease lock (against a stand-in of the Lease API)', () => {
     await a.tryAcquireOrRenew('pod-a', 1000);
     expect((await b.tryAcquireOrRenew('pod-b', 1000)).held).toBe(false);
     // pod-a stops renewing; pod-b waits out the lease duration on its own clock.
-    const won = await eventually(async () => {
+    const won = await waitUntil(async () => {
       const attempt = await b.tryAcquireOrRenew('pod-b', 1000);
       return attempt.held ? attempt : undefined;
     }, 3000);
@@ -92,13 +91,15 @@ describe('Kubernetes Lease lock (against a stand-in of the Lease API)', () => {
         },
       );
     const first = elect('pod-1');
-    await eventually(async () => leading.size === 1, 3000);
+    await waitUntil(async () => leading.size === 1, 3000);
+    const requestsBefore = api.leaseRequests;
     const second = elect('pod-2');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A few rounds of both (each tries or renews every 100 ms) with pod-2 refused every time.
+    await waitUntil(async () => api.leaseRequests - requestsBefore >= 6, 3000, 'both electors trying');
     expect([...leading]).toEqual(['pod-1']);
     const handedOverAt = Date.now();
     await first.stop();
-    await eventually(async () => leading.has('pod-2'), 3000);
+    await waitUntil(async () => leading.has('pod-2'), 3000);
     // Released on stop: the successor did not wait for the 3 s lease to expire.
     expect(Date.now() - handedOverAt).toBeLessThan(2000);
     await second.stop();
@@ -149,7 +150,7 @@ describe('leadership of a component in a cluster (Kubernetes Lease on a stand-in
       )?.[1];
     const logLines = () => component.logs.map((line) => JSON.parse(line) as { level: string; msg: string });
     try {
-      await eventually(async () => (await scanner())?.leading, 5000);
+      await waitUntil(async () => (await scanner())?.leading, 5000);
       expect(await scanner()).toMatchObject({
         leading: true,
         lock: 'kubernetes lease gateway/test-scanner',
@@ -161,13 +162,13 @@ describe('leadership of a component in a cluster (Kubernetes Lease on a stand-in
       api.leasesBehaviour = 'fail';
       const failingFrom = api.leaseRequests;
       // The leader cannot renew: it steps down after the renew deadline and keeps trying every retry period.
-      await eventually(async () => (await scanner())?.leading === false, 5000);
-      await eventually(async () => api.leaseRequests - failingFrom >= 25, 15_000);
+      await waitUntil(async () => (await scanner())?.leading === false, 5000);
+      await waitUntil(async () => api.leaseRequests - failingFrom >= 25, 15_000);
       expect(await scanner()).toMatchObject({ leading: false, error: expect.stringContaining('leader changed') });
       expect(await gauge()).toBe('0');
 
       api.leasesBehaviour = 'accept';
-      await eventually(async () => (await scanner())?.leading, 5000);
+      await waitUntil(async () => (await scanner())?.leading, 5000);
       expect((await scanner())?.error).toBeUndefined();
     } finally {
       api.leasesBehaviour = 'accept';

@@ -1,4 +1,5 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
+import { Redis } from 'ioredis';
 import { runScript, type RunningScript } from './support/processes.js';
 
 describe('Redis lease between real processes', () => {
@@ -16,8 +17,18 @@ describe('Redis lease between real processes', () => {
       contenders.push(runScript('test/fixtures/leaseContender.ts', { REDIS_URL: redis.url, IDENTITY: identity }));
     await Promise.all(contenders.map((c) => c.waitForLine((line) => line.event === 'started')));
     const first = await Promise.race(contenders.map((c) => c.waitForLine((line) => line.event === 'leading')));
-    // Watch both for a while: never two leaders.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Watch both for a few rounds (each runs the lease script every 250 ms, the leader to renew, the other to
+    // try): never two leaders.
+    const admin = new Redis(redis.url);
+    const scriptRuns = async () =>
+      Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    const runsBefore = await scriptRuns();
+    await waitUntil(
+      async () => (await scriptRuns()) - runsBefore >= 8,
+      10_000,
+      'both contenders running the lease script',
+    );
+    admin.disconnect();
     const leadingLines = contenders.flatMap((c) => c.lines.filter((line) => line.event === 'leading'));
     expect(leadingLines).toHaveLength(1);
 

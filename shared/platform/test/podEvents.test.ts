@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startRedisServer } from '@frequency-gateway/devstack';
+import { startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import {
   createLogger,
   KubernetesPodEvents,
@@ -7,9 +7,8 @@ import {
   recordReadinessEvents,
   secretScrubber,
 } from '../src/index.js';
-import { KubernetesApiStandIn, type RecordedEvent } from './support/kubernetesApiStandIn.js';
+import { KubernetesApiStandIn, type RecordedEvent } from '@frequency-gateway/devstack/kubernetes';
 import { captureLogLines } from './support/logLines.js';
-import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 const pod = { name: 'account-api-7d9f8-x2x9k', namespace: 'gateway', uid: '0b7c4a9e-3f51-4f7e-9d1e-2c7f0a6b5e11' };
@@ -154,11 +153,11 @@ describe('a component records readiness events only inside a cluster', () => {
     );
     const reasons = () => api.events.map((e) => e.reason);
     try {
-      await eventually(async () => reasons().includes('Ready'), 5000);
+      await waitUntil(async () => reasons().includes('Ready'), 5000);
       await redis.kill('SIGKILL');
-      await eventually(async () => reasons().includes('NotReady'), 5000);
+      await waitUntil(async () => reasons().includes('NotReady'), 5000);
       await redis.restart();
-      await eventually(async () => reasons().filter((r) => r === 'Ready').length === 2, 10_000);
+      await waitUntil(async () => reasons().filter((r) => r === 'Ready').length === 2, 10_000);
     } finally {
       await component.stop();
       await redis.stop();
@@ -188,7 +187,7 @@ describe('a component records readiness events only inside a cluster', () => {
       delete env[missing];
       const component = await startTestComponent(testComponent, env, { kubeConfig: () => kubeConfig });
       try {
-        await eventually(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
+        await waitUntil(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
       } finally {
         await component.stop();
         await redis.stop();

@@ -1,5 +1,4 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { eventually } from './support/processes.js';
+import { type LocalRedis, startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 const TOKEN = 'r4te-l1mit-t0ken-0123456789';
@@ -18,7 +17,7 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
       await startTestComponent(testComponent, settings),
       await startTestComponent(testComponent, settings),
     ];
-    for (const one of started) await eventually(async () => one.runtime.readiness.isReady(), 10_000);
+    for (const one of started) await waitUntil(async () => one.runtime.readiness.isReady(), 10_000);
     return started;
   };
 
@@ -94,7 +93,7 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     const own = await startRedisServer();
     const component = await startTestComponent(testComponent, { REDIS_URL: own.url, RATE_LIMIT_PER_MINUTE: '2' });
     try {
-      await eventually(async () => component.runtime.readiness.isReady(), 10_000);
+      await waitUntil(async () => component.runtime.readiness.isReady(), 10_000);
       await own.kill('SIGKILL');
       // A route that needs no Redis keeps answering, beyond the limit.
       for (let i = 0; i < 5; i++) {
@@ -109,8 +108,8 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
       );
 
       await own.restart();
-      await eventually(async () => component.runtime.readiness.isReady(), 10_000);
-      const statuses = await eventually(async () => {
+      await waitUntil(async () => component.runtime.readiness.isReady(), 10_000);
+      const statuses = await waitUntil(async () => {
         const answers = [];
         for (let i = 0; i < 3; i++) answers.push((await fetch(`${component.url}/v1/slow?ms=0`)).status);
         return answers.includes(429) && answers;

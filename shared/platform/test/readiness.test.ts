@@ -1,5 +1,4 @@
-import { startRedisServer } from '@frequency-gateway/devstack';
-import { eventually } from './support/processes.js';
+import { startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 describe('readiness follows Redis', () => {
@@ -16,14 +15,14 @@ describe('readiness follows Redis', () => {
       );
     }, 100);
     try {
-      await eventually(async () => (await status('/readyz')) === 200, 5000);
+      await waitUntil(async () => (await status('/readyz')) === 200, 5000);
       const transitions = () => component.logs.filter((line) => line.includes('dependency redis is'));
       // On a loaded machine the first check may time out before one passes (pending→down→up): count from here.
       const before = transitions().length;
 
       await redis.kill('SIGKILL');
       const killedAt = Date.now();
-      const notReady = await eventually(async () => {
+      const notReady = await waitUntil(async () => {
         const response = await fetch(`${component.url}/readyz`);
         return response.status === 503
           ? ((await response.json()) as { checks: Record<string, { status: string; error?: string }> })
@@ -34,7 +33,7 @@ describe('readiness follows Redis', () => {
       expect(notReady.checks.redis?.error).toBeTruthy();
 
       await redis.restart();
-      await eventually(async () => (await status('/readyz')) === 200, 10_000);
+      await waitUntil(async () => (await status('/readyz')) === 200, 10_000);
       expect(livezFailures).toBe(0);
       // up→down, down→up: one line each, not one per poll.
       const changes = transitions().slice(before);

@@ -1,6 +1,5 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { type LocalRedis, startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { openRedis } from '../src/index.js';
-import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 // Every character that means something in a URL, a percent sign that would read as an escape, and a space.
@@ -19,7 +18,7 @@ describe('REDIS_PASSWORD', () => {
       REDIS_PASSWORD: PASSWORD,
     });
     try {
-      await eventually(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
+      await waitUntil(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
       // The queues (BullMQ's own connections) use it too.
       const queued = await fetch(`${component.url}/v1/widgets/top`, {
         method: 'POST',
@@ -29,7 +28,7 @@ describe('REDIS_PASSWORD', () => {
       expect(queued.status).toBe(202);
       // So does a connection a service opens itself from the configuration, as the api components do.
       const own = openRedis(component.runtime.config.REDIS_URL, 'failFast');
-      await eventually(async () => (await own.ping()) === 'PONG', 5000);
+      await waitUntil(async () => (await own.ping()) === 'PONG', 5000);
       own.disconnect();
 
       // A line that quotes the URL (an error message, say) is scrubbed.
@@ -53,7 +52,7 @@ describe('REDIS_PASSWORD', () => {
       REDIS_PASSWORD: PASSWORD,
     });
     try {
-      await eventually(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
+      await waitUntil(async () => (await fetch(`${component.url}/readyz`)).status === 200, 5000);
     } finally {
       await component.stop();
     }

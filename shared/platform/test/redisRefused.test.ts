@@ -1,8 +1,7 @@
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { type LocalRedis, startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { createLogger, openRedis, RedisAvailability } from '../src/index.js';
 import { captureLogLines } from './support/logLines.js';
-import { eventually } from './support/processes.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 const RIGHT = 'the-right-password';
@@ -29,7 +28,7 @@ describe('Redis refusing the credentials', () => {
     });
     const { url, logs } = component;
     try {
-      const readiness = await eventually(async () => {
+      const readiness = await waitUntil(async () => {
         const response = await fetch(`${url}/readyz`);
         const body = (await response.json()) as { checks: { redis: { status: string; error?: string } } };
         return response.status === 503 && body.checks.redis.error?.includes('WRONGPASS') ? body : undefined;
@@ -55,7 +54,7 @@ describe('Redis refusing the credentials', () => {
         expect(elapsed).toBeLessThan(2000);
         expect(JSON.stringify(body)).not.toContain(WRONG);
         // The reference leads to one line with the cause and the route.
-        const lines = await eventually(async () => {
+        const lines = await waitUntil(async () => {
           const found = logs.filter((line) => line.includes(body.errorReference));
           return found.length > 0 && found;
         }, 5000);
@@ -85,7 +84,7 @@ describe('Redis refusing the credentials', () => {
 
       // The password the component has becomes the right one: it recovers without a restart.
       await admin.config('SET', 'requirepass', WRONG);
-      await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, 15_000);
+      await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, 15_000);
       // Each connection takes the password at its next attempt, within a few seconds.
       const answers = async () => {
         const queued = await fetch(`${url}/v1/widgets/top`, {
@@ -97,7 +96,7 @@ describe('Redis refusing the credentials', () => {
         const board = await fetch(`${url}/queues/api/queues`);
         return [queued.status, lookup.status, board.status];
       };
-      await eventually(async () => (await answers()).join() === '202,200,200', 10_000);
+      await waitUntil(async () => (await answers()).join() === '202,200,200', 10_000);
     } finally {
       await admin.config('SET', 'requirepass', RIGHT).catch(() => undefined);
       await component.stop();
@@ -110,7 +109,7 @@ describe('Redis refusing the credentials', () => {
     const availability = new RedisAvailability({ logger, reminderMs: 1500 });
     const connection = availability.watch(openRedis(`redis://:${WRONG}@127.0.0.1:${redis.port}`, 'failFast'));
     try {
-      const reminder = await eventually(async () => lines.find((line) => line.failedAttempts !== undefined), 10_000);
+      const reminder = await waitUntil(async () => lines.find((line) => line.failedAttempts !== undefined), 10_000);
       expect(reminder).toMatchObject({
         level: 'warn',
         redis: 'credentials',

@@ -145,6 +145,8 @@ describe('request status', () => {
   it('ends open streams when the component shuts down', async () => {
     await store.create('r4', { state: 'queued', kind: 'broadcast' });
     const { events } = await readEvents(`${http.url}/v1/requests/r4/events`, async () => {
+      // A stream that has been open a moment (its first event written), not one ended as it opens; nothing
+      // outside the server tells when the event left.
       await new Promise((resolve) => setTimeout(resolve, 120));
       shutdown.abort();
     });
@@ -188,6 +190,7 @@ describe('serviceRequests', () => {
       states: ['queued', 'written', 'finalized', 'failed'],
       recordId: 'NoteRequestDto',
       fields: { kind: z.enum(['note']) },
+      outcomeFields: { receipt: z.string().optional() },
     });
 
   it('declares the record a service shows: its states, its fields, the common ones, in one schema', () => {
@@ -211,17 +214,15 @@ describe('serviceRequests', () => {
       'version',
       'createdAt',
       'updatedAt',
-      'transaction',
-      'block',
-      'error',
+      'receipt',
       'history',
     ]);
   });
 
   it('refuses states without queued or the final ones', () => {
-    expect(() => serviceRequests({ intake: 'x', states: ['queued', 'done'], recordId: 'X', fields: {} })).toThrow(
-      'the request states of x lack finalized, failed',
-    );
+    expect(() =>
+      serviceRequests({ intake: 'x', states: ['queued', 'done'], recordId: 'X', fields: {}, outcomeFields: {} }),
+    ).toThrow('the request states of x lack finalized, failed');
   });
 
   it('stores records whose finalized and failed states are final', async () => {

@@ -1,4 +1,4 @@
-import { startRedisServer, freePort, type LocalRedis } from '@frequency-gateway/devstack';
+import { startRedisServer, freePort, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
 import { runScript } from './support/processes.js';
 
 describe('graceful shutdown of a real process', () => {
@@ -17,14 +17,19 @@ describe('graceful shutdown of a real process', () => {
     const base = `http://127.0.0.1:${port}`;
 
     const inFlight = fetch(`${base}/v1/slow?ms=1500`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await app.waitForLine((line) => line.msg === 'slow request started');
     app.child.kill('SIGTERM');
     await app.waitForLine((line) => line.msg === 'shutting down: readiness is now false');
-    await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const refused = await fetch(`${base}/livez`).then(
-      () => 'answered',
-      (error: { cause?: { code?: string } }) => error.cause?.code,
+    // The listener closes right after readiness turns false; from then on a new connection is refused.
+    const refused = await waitUntil(
+      () =>
+        fetch(`${base}/livez`).then(
+          () => undefined,
+          (error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED' && error.cause.code,
+        ),
+      5_000,
+      'new connections refused',
     );
     expect(refused).toBe('ECONNREFUSED');
 

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import {
+  type LocalRedis,
   startRedisServer,
   startWebhookReceiver,
-  type LocalRedis,
+  waitUntil,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
 import type { Logger } from '@frequency-gateway/platform';
 import { InvalidDeliveryError, verifyWebhook, type WebhookSettings } from '../src/index.js';
 import {
   capturedLogger,
-  eventually,
+  deliveriesSettled,
   openDelivery,
   testSettings,
   type DeliveryProcess,
@@ -44,8 +45,6 @@ async function setup(
   return { receiver, sender };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('webhook delivery', () => {
   it('POSTs the body as JSON with Standard Webhooks headers that verify with the secret', async () => {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -74,7 +73,7 @@ describe('webhook delivery', () => {
     expect(verifyWebhook(secret, headers, raw.replace('r-1', 'r-2'))).toBe(false);
     expect(verifyWebhook(secret, { ...headers, 'webhook-timestamp': String(sentAt - 600) }, raw)).toBe(false);
 
-    await eventually(async () => (await sender.delivery.queue.getJob('tx-1'))?.finishedOn !== undefined);
+    await waitUntil(async () => (await sender.delivery.queue.getJob('tx-1'))?.finishedOn !== undefined);
     const job = await sender.delivery.queue.getJob('tx-1');
     expect(job?.returnvalue).toEqual({ status: 200, attempt: 1 });
     expect(job?.name).toBe('tx.finalized');
@@ -92,7 +91,7 @@ describe('webhook delivery', () => {
     await receiver.waitFor(3);
     await sender.delivery.enqueue(delivery('a'));
     await sender.delivery.enqueueMany([delivery('42'), delivery('tx:0x01:2')]);
-    await pause(500);
+    await waitUntil(() => deliveriesSettled(sender.delivery.queue), 10_000, 'no delivery left to attempt');
 
     const ids = receiver.received.map((webhook) => webhook.headers['webhook-id']);
     expect(ids.sort()).toEqual(['42', 'a', 'tx:0x01:2']);
@@ -108,7 +107,8 @@ describe('webhook delivery', () => {
     sender.delivery.start();
 
     const received = await receiver.waitFor(4);
-    await pause(700);
+    // Accepted: the job is done, and no further attempt can come.
+    await waitUntil(async () => (await sender.delivery.queue.getJob('flaky'))?.finishedOn !== undefined);
     expect(receiver.received).toHaveLength(4);
     expect(new Set(received.map((webhook) => webhook.headers['webhook-id']))).toEqual(new Set(['flaky']));
     const gaps = received.slice(1).map((webhook, i) => webhook.at - (received[i]?.at ?? 0));
@@ -131,7 +131,7 @@ describe('webhook delivery', () => {
 
     const [first, second] = await receiver.waitFor(2);
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1_000);
-    await eventually(async () => (await sender.outcomes()).delivered === 1);
+    await waitUntil(async () => (await sender.outcomes()).delivered === 1);
     expect(await sender.outcomes()).toEqual({ delivered: 1, retry: 1, dead_letter: 0 });
   });
 
@@ -152,7 +152,7 @@ describe('webhook delivery', () => {
     await sender.delivery.enqueue({ id: 'unanswered', url: `http://127.0.0.1:${port}/`, event: 'e', body: {} });
     sender.delivery.start();
 
-    await eventually(async () => (await sender.delivery.queue.getJob('unanswered'))?.finishedOn !== undefined);
+    await waitUntil(async () => (await sender.delivery.queue.getJob('unanswered'))?.finishedOn !== undefined);
     const job = await sender.delivery.queue.getJob('unanswered');
     expect(await job?.getState()).toBe('failed');
     expect(job?.failedReason).toBe('no answer within 200 ms');
@@ -165,8 +165,9 @@ describe('webhook delivery', () => {
     await sender.delivery.enqueue({ id: 'doomed', url: receiver.url, event: 'e', body: { n: 1 } });
     sender.delivery.start();
 
-    await eventually(async () => (await sender.delivery.queue.getJob('doomed'))?.finishedOn !== undefined);
-    await pause(300);
+    await waitUntil(async () => (await sender.delivery.queue.getJob('doomed'))?.finishedOn !== undefined);
+    // The outcome is counted when the worker hears of the failure, a moment after the job is marked finished.
+    await waitUntil(async () => (await sender.outcomes()).dead_letter === 1);
     const job = await sender.delivery.queue.getJob('doomed');
     expect(await job?.getState()).toBe('failed');
     expect(job?.attemptsMade).toBe(3);
@@ -180,7 +181,7 @@ describe('webhook delivery', () => {
     receiver.respondWith(200);
     await job?.retry('failed');
     await receiver.waitFor(4);
-    await eventually(async () => (await sender.delivery.queue.getJob('doomed'))?.returnvalue !== null);
+    await waitUntil(async () => (await sender.delivery.queue.getJob('doomed'))?.returnvalue !== null);
     expect(await (await sender.delivery.queue.getJob('doomed'))?.getState()).toBe('completed');
     expect(await sender.outcomes()).toEqual({ delivered: 1, retry: 2, dead_letter: 1 });
   });
@@ -212,7 +213,7 @@ describe('webhook delivery', () => {
       `Basic ${Buffer.from('hook-user:hook-pass-0xfeed').toString('base64')}`,
     );
     expect(verifyWebhook(secret, delivered?.headers ?? {}, delivered?.raw ?? '')).toBe(true);
-    await eventually(async () => text().includes('webhook delivered'));
+    await waitUntil(async () => text().includes('webhook delivered'));
 
     const logs = text();
     expect(logs).toContain('"deliveryId":"private-1"');

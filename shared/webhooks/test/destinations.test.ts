@@ -1,7 +1,8 @@
 import {
+  type LocalRedis,
   startRedisServer,
   startWebhookReceiver,
-  type LocalRedis,
+  waitUntil,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
 import {
@@ -14,7 +15,7 @@ import {
   type HostResolver,
 } from '@frequency-gateway/platform';
 import { startTransactionNotifier, transactionWebhookVariables, webhookVariables } from '../src/index.js';
-import { capturedLogger, eventually, loopbackPolicy, openDelivery, testSettings } from './support/deliveryStack.js';
+import { capturedLogger, loopbackPolicy, openDelivery, testSettings } from './support/deliveryStack.js';
 
 const RULE = 'destinations allowed: public addresses and OUTBOUND_ALLOWED_DESTINATIONS';
 
@@ -56,7 +57,7 @@ describe('webhook destinations', () => {
     ]);
     sender.delivery.start();
 
-    await eventually(async () => (await sender.delivery.queue.getJobCounts('failed')).failed === 4);
+    await waitUntil(async () => (await sender.delivery.queue.getJobCounts('failed')).failed === 4);
     for (const id of ['direct', 'spelt', 'private']) {
       const job = await sender.delivery.queue.getJob(id);
       expect(job?.failedReason).toBe(`destination refused: 127.0.0.1 is a loopback address; ${RULE}`);
@@ -85,7 +86,7 @@ describe('webhook destinations', () => {
     await sender.delivery.enqueue({ id: 'moved', url: `${receiver.url}/moved`, event: 'e', body: {} });
     sender.delivery.start();
 
-    await eventually(async () => (await sender.delivery.queue.getJob('moved'))?.finishedOn !== undefined);
+    await waitUntil(async () => (await sender.delivery.queue.getJob('moved'))?.finishedOn !== undefined);
     expect((await sender.delivery.queue.getJob('moved'))?.failedReason).toBe('receiver answered 307');
     expect(receiver.received.map((webhook) => webhook.path)).toEqual(['/moved', '/moved']);
   });
@@ -105,7 +106,7 @@ describe('webhook destinations', () => {
     await notifier.notify([{ transactionType: 'SIWF_SIGNUP', referenceId: 'ref-1', status: 'SUCCESS' }]);
 
     const webhooks = queues.queue('webhookQueue');
-    await eventually(async () => (await webhooks.getJobCounts('failed')).failed === 1);
+    await waitUntil(async () => (await webhooks.getJobCounts('failed')).failed === 1);
     expect(receiver.received).toHaveLength(0);
     expect(text()).toContain('WEBHOOK_BASE_URL is refused by the outbound policy');
     expect(text()).toContain(`127.0.0.1 is a loopback address; ${RULE}`);

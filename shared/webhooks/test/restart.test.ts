@@ -1,5 +1,5 @@
-import { startRedisServer, startWebhookReceiver, type LocalRedis } from '@frequency-gateway/devstack';
-import { eventually, openDelivery, testSettings } from './support/deliveryStack.js';
+import { type LocalRedis, startRedisServer, startWebhookReceiver, waitUntil } from '@frequency-gateway/devstack';
+import { deliveriesSettled, openDelivery, testSettings } from './support/deliveryStack.js';
 
 let redis: LocalRedis;
 
@@ -22,7 +22,7 @@ describe('webhook delivery across a restart', () => {
     const before = openDelivery(redis.url, 'restart', settings);
     await before.delivery.enqueueMany(deliveries);
     before.delivery.start();
-    await eventually(async () => (await before.outcomes()).retry >= 2 * ids.length);
+    await waitUntil(async () => (await before.outcomes()).retry >= 2 * ids.length);
     await before.close();
 
     const after = openDelivery(redis.url, 'restart', settings);
@@ -35,8 +35,8 @@ describe('webhook delivery across a restart', () => {
       await receiver.start();
       after.delivery.start();
       await receiver.waitFor(ids.length);
-      await eventually(async () => (await after.delivery.queue.getJobCounts('completed')).completed === ids.length);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitUntil(async () => (await after.delivery.queue.getJobCounts('completed')).completed === ids.length);
+      await waitUntil(() => deliveriesSettled(after.delivery.queue), 10_000, 'no delivery left to attempt');
 
       const received = receiver.received.map((webhook) => webhook.headers['webhook-id']);
       expect(received.sort()).toEqual(ids);

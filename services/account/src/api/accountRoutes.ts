@@ -1,7 +1,5 @@
-import { ChainQueries, fromChain, msaIdText, type OpeningChain } from '@frequency-gateway/chain';
+import { accountIdOf, fromChain, msaIdText, type ChainQueries, type OpeningChain } from '@frequency-gateway/chain';
 import { defineRoute, notFound, type Route } from '@frequency-gateway/platform';
-import { u8aToHex } from '@polkadot/util';
-import { decodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
 
 /** An account as the routes take it: 0x + 32 bytes hex, or an SS58 address; answered as its 0x-hex AccountId32. */
@@ -11,7 +9,7 @@ export const accountIdParam = z
     try {
       if (/^0x[0-9a-fA-F]{64}$/.test(value)) return value.toLowerCase() as `0x${string}`;
       if (!/^[1-9A-HJ-NP-Za-km-z]{46,50}$/.test(value)) throw new Error('not SS58');
-      return u8aToHex(decodeAddress(value));
+      return accountIdOf(value);
     } catch {
       context.addIssue({ code: 'custom', message: 'must be an SS58 address or 0x followed by 64 hex digits' });
       return z.NEVER;
@@ -42,7 +40,7 @@ const blockInfoSchema = z
 /** Account look-ups by key and by MSA id, and the chain's current blocks. */
 export function accountRoutes(chain: OpeningChain, chainWaitMs: number): Route[] {
   // Look-ups answer from the finalized block: an account exists for them once its sign-up is final, not before.
-  const finalizedQueries = async () => ChainQueries.atFinalized((await fromChain(() => chain.ready(chainWaitMs))).api);
+  const finalizedQueries = async () => (await fromChain(() => chain.ready(chainWaitMs))).queries.atFinalized();
 
   const account = async (queries: ChainQueries, msaId: bigint) => {
     const handle = await queries.handleOf(msaId);
@@ -107,8 +105,7 @@ export function accountRoutes(chain: OpeningChain, chainWaitMs: number): Route[]
         503: { description: 'The chain is not reachable' },
       },
       handler: async () => {
-        const { api } = await fromChain(() => chain.ready(chainWaitMs));
-        const queries = new ChainQueries(api);
+        const { api, queries } = await fromChain(() => chain.ready(chainWaitMs));
         const [best, finalized] = await fromChain(() => Promise.all([queries.bestBlock(), queries.finalizedBlock()]));
         return {
           status: 200,

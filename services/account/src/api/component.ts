@@ -1,4 +1,4 @@
-import { chainCheck, chainVariables, openChain, SchemaDirectory } from '@frequency-gateway/chain';
+import { chainCheck, chainUnreachable, chainVariables, openChain, SchemaDirectory } from '@frequency-gateway/chain';
 import {
   apiVariables,
   commonVariables,
@@ -97,7 +97,9 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
       jobOptions: ACCOUNT_JOB_OPTIONS.transactionPublish,
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
-    const siwf = new SiwfService(chain, directory, new LoginNonces(redis, config.CACHE_KEY_PREFIX, logger), {
+    const nonces = new LoginNonces(redis, config.CACHE_KEY_PREFIX, logger);
+    // The SIWF service's URL is the operator's (SIWF_V2_URL), not a client's: plain fetch, no outbound policy.
+    const siwf = new SiwfService(chain, directory, nonces, fetch, {
       providerId: config.PROVIDER_ID,
       providerSeed: config.PROVIDER_ACCOUNT_SEED_PHRASE || undefined,
       siwfUrl: config.SIWF_V2_URL,
@@ -130,6 +132,8 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
       ],
       webhooks: [transactionNotifyWebhook],
       queueBoard: true,
+      // A route that needed the chain while it was away answers 503 saying so.
+      dependencyFailure: chainUnreachable,
       stop: async () => {
         status.close();
         await chain.close();

@@ -1,4 +1,4 @@
-import { ChainQueries, fromChain, msaIdText, type Delegation } from '@frequency-gateway/chain';
+import { fromChain, type ChainQueries, msaIdText, type Delegation } from '@frequency-gateway/chain';
 import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
@@ -54,8 +54,7 @@ const providerIdParam = msaIdText().meta({ description: 'MSA id of the provider'
 export function delegationRoutes(options: WriteRouteOptions): Route[] {
   const { chain, chainWaitMs } = options;
   // Look-ups read the finalized block; the revocation routes below check the best one, which their transaction follows.
-  const finalizedQueries = async () =>
-    fromChain(async () => ChainQueries.atFinalized((await chain.ready(chainWaitMs)).api));
+  const finalizedQueries = async () => fromChain(async () => (await chain.ready(chainWaitMs)).queries.atFinalized());
 
   /** The provider's MSA, checked to exist (`missing` otherwise: 404 for a path, 400 for a body) and to be a provider. */
   const requireProvider = async (
@@ -165,8 +164,8 @@ function revocationRoutes(
         404: { description: 'The account has no MSA, no such provider, or no delegation to it' },
       },
       handler: async ({ params }) => {
-        const { api } = await fromChain(() => chain.ready(chainWaitMs));
-        await revocable(new ChainQueries(api), params.accountId, params.providerId, notFound);
+        const { api, queries } = await fromChain(() => chain.ready(chainWaitMs));
+        await revocable(queries, params.accountId, params.providerId, notFound);
         const prepared = await prepareUserTransaction(api, params.accountId, call(params.providerId));
         return { status: 200, body: { ...prepared, providerId: params.providerId.toString() } };
       },

@@ -1,6 +1,5 @@
 import {
   accountCalls,
-  ChainQueries,
   chainTypeOf,
   eip712ChainIdOf,
   fromChain,
@@ -63,8 +62,7 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
         503: { description: 'The chain or Redis is not reachable' },
       },
       handler: async ({ body }) => {
-        const { api, heads } = await connection();
-        const queries = new ChainQueries(api);
+        const { api, queries, heads } = await connection();
         const [valid, msaId] = await fromChain(() =>
           Promise.all([queries.isValidHandle(body.payload.baseHandle), queries.msaIdOf(body.accountId)]),
         );
@@ -116,8 +114,7 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
         400: { description: 'Not a valid handle' },
       },
       handler: async ({ params }) => {
-        const { api, heads } = await connection();
-        const queries = new ChainQueries(api);
+        const { api, queries, heads } = await connection();
         if (!(await fromChain(() => queries.isValidHandle(params.newHandle))))
           throw badRequest(`newHandle: ${JSON.stringify(params.newHandle)} is not a valid handle`);
         const payloads = new SignedPayloads(api);
@@ -142,8 +139,8 @@ export function handleRoutes(options: WriteRouteOptions): Route[] {
         404: { description: 'No such MSA, or it has no handle in the finalized block' },
       },
       handler: async ({ params }) => {
-        const { api } = await connection();
-        const handle = await fromChain(async () => (await ChainQueries.atFinalized(api)).handleOf(params.msaId));
+        const { queries } = await connection();
+        const handle = await fromChain(async () => (await queries.atFinalized()).handleOf(params.msaId));
         if (!handle) throw notFound(`msaId: MSA ${params.msaId} has no handle`);
         return {
           status: 200,

@@ -1,13 +1,12 @@
 import {
   accountCalls,
-  ChainQueries,
   chainTypeOf,
   eip712ChainIdOf,
   fromChain,
   SignedPayloads,
+  type ChainCall,
 } from '@frequency-gateway/chain';
 import { badRequest, type Route } from '@frequency-gateway/platform';
-import type { Call } from '@polkadot/types/interfaces';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
 import { writeRoute, type WriteRouteOptions } from './writes.js';
@@ -71,9 +70,9 @@ export function icsRoutes(options: WriteRouteOptions): Route[] {
         },
       },
       handler: async ({ params, body }) => {
-        const { api, heads } = await fromChain(() => chain.ready(chainWaitMs));
+        const { api, queries, heads } = await fromChain(() => chain.ready(chainWaitMs));
         const { accountId } = params;
-        const msaId = await fromChain(() => new ChainQueries(api).msaIdOf(accountId));
+        const msaId = await fromChain(() => queries.msaIdOf(accountId));
         if (msaId === undefined) throw badRequest(`accountId: ${accountId} has no MSA`);
         const given = [...ITEMIZED_PARTS, 'addContentGroupMetadataPayload' as const].filter((part) => body[part]);
         if (given.length === 0) return { status: 204 };
@@ -85,7 +84,7 @@ export function icsRoutes(options: WriteRouteOptions): Route[] {
         ]);
         if (problems.length > 0) throw badRequest(problems);
 
-        const calls: Call[] = ITEMIZED_PARTS.flatMap((part) => {
+        const calls: ChainCall[] = ITEMIZED_PARTS.flatMap((part) => {
           const request = body[part];
           return request ? [itemActionsCall(api, accountId, request, `${part}.proof`)] : [];
         });

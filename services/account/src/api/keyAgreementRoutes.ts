@@ -1,15 +1,14 @@
 import {
   accountCalls,
-  ChainQueries,
   chainTypeOf,
   eip712ChainIdOf,
   fromChain,
   msaIdText,
   SignedPayloads,
+  type ChainApi,
   type SchemaDirectory,
 } from '@frequency-gateway/chain';
 import { badRequest, conflict, defineRoute, type Route } from '@frequency-gateway/platform';
-import type { ApiPromise } from '@polkadot/api';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
 import { writeRoute, type WriteRouteOptions } from './writes.js';
@@ -62,7 +61,7 @@ export const itemActionsRequest = z
  * (a 400 naming `field` otherwise).
  */
 export function itemActionsCall(
-  api: ApiPromise,
+  api: ChainApi,
   accountId: `0x${string}`,
   request: z.infer<typeof itemActionsRequest>,
   field: string,
@@ -106,9 +105,9 @@ export function keyAgreementRoutes(options: WriteRouteOptions & { directory: Sch
         409: { description: 'The page already holds this key' },
       },
       handler: async ({ query }) => {
-        const { api, heads } = await connection();
+        const { api, queries, heads } = await connection();
         const { intentId, schemaId } = await keyIntent();
-        const page = await fromChain(() => new ChainQueries(api).itemizedPage(query.msaId, intentId));
+        const page = await fromChain(() => queries.itemizedPage(query.msaId, intentId));
         if (page.items.some((item) => item.payload.toLowerCase() === query.newKey))
           throw conflict('newKey: this key is already on the page');
         const payloads = new SignedPayloads(api);
@@ -136,8 +135,8 @@ export function keyAgreementRoutes(options: WriteRouteOptions & { directory: Sch
         400: { description: 'A bad signature, a key without an MSA, or a passed expiration' },
       },
       handler: async ({ body }) => {
-        const { api, heads } = await connection();
-        const msaId = await fromChain(() => new ChainQueries(api).msaIdOf(body.accountId));
+        const { api, queries, heads } = await connection();
+        const msaId = await fromChain(() => queries.msaIdOf(body.accountId));
         const problems = [
           ...(msaId === undefined ? [`accountId: ${body.accountId} has no MSA`] : []),
           ...passedExpiration(body.payload.expiration, heads().finalized),

@@ -1,15 +1,13 @@
 import {
   accountCalls,
-  ChainQueries,
   chainTypeOf,
   eip712ChainIdOf,
   fromChain,
   msaIdText,
   SignedPayloads,
+  ss58Of,
 } from '@frequency-gateway/chain';
 import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
-import { u8aToHex } from '@polkadot/util';
-import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
 import { writeRoute, type WriteRouteOptions } from './writes.js';
@@ -55,8 +53,8 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
         400: { description: 'A bad signature, an MSA the owner key does not control, or a passed expiration' },
       },
       handler: async ({ body }) => {
-        const { api, heads } = await connection();
-        const owner = await fromChain(() => new ChainQueries(api).msaIdOf(body.msaOwnerAddress));
+        const { api, queries, heads } = await connection();
+        const owner = await fromChain(() => queries.msaIdOf(body.msaOwnerAddress));
         const problems = [
           ...(owner === body.payload.msaId
             ? []
@@ -113,12 +111,12 @@ export function keyRoutes(options: WriteRouteOptions): Route[] {
         404: { description: 'No MSA with keys has this id' },
       },
       handler: async ({ params }) => {
-        const { api } = await connection();
-        const keys = await fromChain(() => new ChainQueries(api).keysOf(params.msaId));
+        const { api, queries } = await connection();
+        const keys = await fromChain(() => queries.keysOf(params.msaId));
         if (keys.length === 0) throw notFound(`msaId: no keys for MSA ${params.msaId}`);
         return {
           status: 200,
-          body: { msaKeys: keys.map((key) => encodeAddress(u8aToHex(decodeAddress(key)), api.registry.chainSS58)) },
+          body: { msaKeys: keys.map((key) => ss58Of(key, api.registry.chainSS58)) },
         };
       },
     }),

@@ -1,23 +1,24 @@
 import {
   accountCalls,
-  ChainQueries,
+  bytesOfHex,
   chainTypeOf,
   eip712ChainIdOf,
   ethereumAccountId,
   fromChain,
+  hexOf,
+  publicKeyOf,
   SignedPayloads,
+  ss58Of,
   type AccountCall,
   type ChainConnection,
   type ChainType,
+  type ChainValue,
   type Eip712Payload,
   type OpeningChain,
   type SchemaDirectory,
   type UserSignature,
 } from '@frequency-gateway/chain';
 import { badRequest, forbidden, serviceUnavailable } from '@frequency-gateway/platform';
-import type { Codec } from '@polkadot/types/types';
-import { hexToU8a, u8aToHex } from '@polkadot/util';
-import { decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 import {
   generateAuthenticationUrl,
   generateEncodedSignedRequest,
@@ -216,6 +217,8 @@ export class SiwfService {
     private readonly chain: OpeningChain,
     private readonly directory: SchemaDirectory,
     private readonly nonces: LoginNonces,
+    /** How the SIWF service is asked for the response behind an authorizationCode (the global fetch in a component). */
+    private readonly fetchPayload: typeof fetch,
     private readonly settings: SiwfSettings,
   ) {}
 
@@ -274,7 +277,7 @@ export class SiwfService {
     const url = `${this.endpoint(chainType)}/api/payload?authorizationCode=${encodeURIComponent(code)}`;
     let answer: Response;
     try {
-      answer = await fetch(url, { signal: AbortSignal.timeout(this.settings.codeTimeoutMs) });
+      answer = await this.fetchPayload(url, { signal: AbortSignal.timeout(this.settings.codeTimeoutMs) });
     } catch {
       throw serviceUnavailable('The SIWF service could not be reached to exchange the authorizationCode; try again');
     }
@@ -346,19 +349,19 @@ export class SiwfService {
     if (calls.length > 0 && this.readOnly)
       throw forbidden('New accounts are submitted with the provider key, and this gateway has none (read-only mode)');
     // As the account look-up answers: a user whose sign-up is not final yet has no msaId.
-    const msaId = await fromChain(async () => (await ChainQueries.atFinalized(api)).msaIdOf(u8aToHex(accountId)));
+    const msaId = await fromChain(async () => (await connection.queries.atFinalized()).msaIdOf(hexOf(accountId)));
     const identity = calls.map(({ signature }) => signature);
     // Last, so that a sign-in refused for another reason (or the chain away) leaves the login message unused.
     if (terms)
       await this.nonces.use(
-        u8aToHex(accountId),
+        hexOf(accountId),
         terms,
         calls.length > 0 ? { kind: 'sign-up', identity } : { kind: 'login' },
         field,
       );
     return {
-      accountId: u8aToHex(accountId),
-      controlKey: encodeAddress(accountId, api.registry.chainSS58),
+      accountId: hexOf(accountId),
+      controlKey: ss58Of(accountId, api.registry.chainSS58),
       calls: calls.map(({ call }) => call),
       identity,
       ...(msaId === undefined ? {} : { msaId }),
@@ -370,11 +373,11 @@ export class SiwfService {
     const key = response.userPublicKey;
     try {
       if (key.type === 'Secp256k1') {
-        const address = hexToU8a(key.encodedValue);
+        const address = bytesOfHex(key.encodedValue);
         if (address.length !== 20) throw new Error('not 20 bytes');
         return ethereumAccountId(address);
       }
-      return decodeAddress(key.encodedValue);
+      return publicKeyOf(key.encodedValue);
     } catch {
       throw badRequest(`${field}.userPublicKey.encodedValue: not a ${key.type} public key`);
     }
@@ -388,15 +391,14 @@ export class SiwfService {
     field: string,
     chainType: ChainType,
   ): Promise<{ call: EncodedCall; signature: string }[]> {
-    const { api } = connection;
+    const { api, queries } = connection;
     const payloads = new SignedPayloads(api);
     const builder = accountCalls(api);
-    const queries = new ChainQueries(api);
     // The announced finalized head: no round trip per sign-in (the subscription is at most a block behind).
     const announced = connection.heads().finalized;
     const finalized = announced >= 0 ? { number: announced } : await fromChain(() => queries.finalizedBlock());
     const chainId = eip712ChainIdOf(chainType);
-    const signer = u8aToHex(accountId);
+    const signer = hexOf(accountId);
     const problems: string[] = [];
     const out: { call: EncodedCall; signature: string }[] = [];
 
@@ -420,7 +422,7 @@ export class SiwfService {
         );
         continue;
       }
-      let codec: Codec;
+      let codec: ChainValue;
       if (item.type === 'addProvider') {
         if (BigInt(item.payload.authorizedMsaId) !== this.settings.providerId) {
           problems.push(

@@ -1,12 +1,12 @@
 import {
-  ChainQueries,
   fromChain,
   UserTransactionError,
   UserTransactions,
+  type ChainApi,
+  type ChainQueries,
   type UserCall,
 } from '@frequency-gateway/chain';
 import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
-import type { ApiPromise } from '@polkadot/api';
 import { z } from 'zod';
 import type { TransactionType } from '../jobs.js';
 import { accountIdParam } from './accountRoutes.js';
@@ -38,7 +38,7 @@ export const userTransactionRequest = {
 };
 
 /** The unsigned extrinsic of `call` for the account and the payload its key signs. */
-export async function prepareUserTransaction(api: ApiPromise, accountId: `0x${string}`, call: UserCall) {
+export async function prepareUserTransaction(api: ChainApi, accountId: `0x${string}`, call: UserCall) {
   const prepared = await fromChain(() => new UserTransactions(api).prepare(accountId, call));
   return { accountId, ...prepared };
 }
@@ -63,8 +63,8 @@ export async function queueUserTransaction(
   },
 ) {
   const { chain, chainWaitMs, intake, providerId } = options;
-  const { api } = await fromChain(() => chain.ready(chainWaitMs));
-  const msaId = await request.msaIdOf(new ChainQueries(api));
+  const { api, queries } = await fromChain(() => chain.ready(chainWaitMs));
+  const msaId = await request.msaIdOf(queries);
   const { body } = request;
   try {
     await fromChain(() => new UserTransactions(api).check(body, request.call));
@@ -122,8 +122,8 @@ export function retirementRoutes(options: WriteRouteOptions): Route[] {
         404: { description: 'The account has no MSA' },
       },
       handler: async ({ params }) => {
-        const { api } = await fromChain(() => chain.ready(chainWaitMs));
-        await msaIdOf(new ChainQueries(api), params.accountId, notFound);
+        const { api, queries } = await fromChain(() => chain.ready(chainWaitMs));
+        await msaIdOf(queries, params.accountId, notFound);
         return { status: 200, body: await prepareUserTransaction(api, params.accountId, retire) };
       },
     }),

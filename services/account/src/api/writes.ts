@@ -1,5 +1,14 @@
-import { signatureReadings, SignedPayloads, type Eip712Payload, type UserSignature } from '@frequency-gateway/chain';
-import type { OpeningChain } from '@frequency-gateway/chain';
+import {
+  bytesOfHex,
+  signatureReadings,
+  SignedPayloads,
+  ss58Of,
+  type ChainCall,
+  type ChainValue,
+  type Eip712Payload,
+  type OpeningChain,
+  type UserSignature,
+} from '@frequency-gateway/chain';
 import {
   badRequest,
   defineRoute,
@@ -9,10 +18,6 @@ import {
   type RouteSpec,
 } from '@frequency-gateway/platform';
 import type { RequestHandler } from 'express';
-import type { Call } from '@polkadot/types/interfaces';
-import type { Codec } from '@polkadot/types/types';
-import { hexToU8a } from '@polkadot/util';
-import { encodeAddress } from '@polkadot/util-crypto';
 import { z } from 'zod';
 import {
   transactionJobName,
@@ -74,12 +79,12 @@ export const proofSchema = z
 export function verifiedProof(
   account: `0x${string}`,
   proof: string,
-  payload: Codec,
+  payload: ChainValue,
   kind: Eip712Payload,
   field: string,
   chainId?: number,
 ): UserSignature {
-  const signature = signatureReadings(hexToU8a(account), hexToU8a(proof)).find((candidate) =>
+  const signature = signatureReadings(bytesOfHex(account), bytesOfHex(proof)).find((candidate) =>
     SignedPayloads.verify(account, candidate, payload, kind, chainId),
   );
   if (!signature) throw badRequest(`${field}: not a signature of the payload by ${account}`);
@@ -105,7 +110,7 @@ export interface TransactionRequest {
   ss58Prefix: number;
 }
 
-const encoded = (call: Call): EncodedCall => ({
+const encoded = (call: ChainCall): EncodedCall => ({
   pallet: call.section,
   extrinsicName: call.method,
   encodedExtrinsic: call.toHex() as `0x${string}`,
@@ -119,7 +124,7 @@ export async function queueTransaction(
   intake: Intake,
   providerId: string,
   request: TransactionRequest,
-  work: { calls: Call[] } | { userSigned: UserSignedTransaction },
+  work: { calls: ChainCall[] } | { userSigned: UserSignedTransaction },
 ) {
   const { type, accountId } = request;
   const calls = 'calls' in work ? work.calls.map(encoded) : undefined;
@@ -135,9 +140,9 @@ export async function queueTransaction(
       accountId,
       ...(calls ? { calls } : { userSigned: (work as { userSigned: UserSignedTransaction }).userSigned }),
     }),
-    msaId: request.msaId.toString(),
     details: {
-      accountId: encodeAddress(accountId, request.ss58Prefix),
+      msaId: request.msaId.toString(),
+      accountId: ss58Of(accountId, request.ss58Prefix),
       ...(calls ? { calls: calls.map((call) => ({ section: call.pallet, method: call.extrinsicName })) } : {}),
     },
   });
@@ -145,7 +150,11 @@ export async function queueTransaction(
 }
 
 /** Queues one user-signed call for the provider to submit with Capacity; the answer of a write route. */
-export async function queueUserCall(intake: Intake, providerId: string, request: TransactionRequest & { call: Call }) {
+export async function queueUserCall(
+  intake: Intake,
+  providerId: string,
+  request: TransactionRequest & { call: ChainCall },
+) {
   return { status: 200, body: await queueTransaction(intake, providerId, request, { calls: [request.call] }) };
 }
 

@@ -9,18 +9,17 @@ import {
   type SignedTransaction,
   type CapacityState,
   type CapacitySubmitter,
-  type ChainEvent,
+  type ChainApi,
   type TransactionOutcome,
   type TransactionTracker,
 } from '@frequency-gateway/chain';
 import type { Job, Logger, RequestStatusStore } from '@frequency-gateway/platform';
 import type { TransactionNotifier } from '@frequency-gateway/webhooks';
-import type { ApiPromise } from '@polkadot/api';
-import { hexToString, isHex } from '@polkadot/util';
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import type { EncodedCall, TransactionJob, UserSignedTransaction } from '../jobs.js';
 import type { AccountNotification } from '../notifications.js';
+import { readOutcome } from './transactionOutcome.js';
 
 /** A request that can never succeed as asked (the node refused it for good): its job ends, the request fails. */
 export class RefusedError extends Error {
@@ -31,7 +30,7 @@ export class RefusedError extends Error {
 }
 
 export interface AccountTransactionsOptions {
-  api: ApiPromise;
+  api: ChainApi;
   redis: Redis;
   prefix: string;
   submitter: CapacitySubmitter;
@@ -49,37 +48,6 @@ export interface AccountTransactionsOptions {
 
 /** Why a request failed: the chain's error (with its pallet index and error code), or the gateway's reason. */
 type OutcomeError = ChainError | { message: string };
-
-const eventsOf = (events: ChainEvent[], section: string, method: string) =>
-  events
-    .filter((event) => event.section === section && event.method === method)
-    .map((event) => event.data as unknown[]);
-
-const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
-
-/** What the webhook and the request record report of a successful transaction, from its events. */
-function readOutcome(events: ChainEvent[]) {
-  const first = (section: string, method: string) => eventsOf(events, section, method)[0];
-  const created = first('msa', 'MsaCreated');
-  const granted = first('msa', 'DelegationGranted');
-  const claimed = first('handles', 'HandleClaimed');
-  const keyAdded = first('msa', 'PublicKeyAdded');
-  const retired = first('msa', 'MsaRetired');
-  const revoked = first('msa', 'DelegationRevoked');
-  const page = first('statefulStorage', 'ItemizedPageUpdated') ?? first('statefulStorage', 'PaginatedPageUpdated');
-  const withdrawn = first('capacity', 'CapacityWithdrawn');
-  return {
-    msaId: text(
-      created?.[0] ?? claimed?.[0] ?? granted?.[1] ?? keyAdded?.[0] ?? retired?.[0] ?? revoked?.[1] ?? page?.[0],
-    ),
-    handle: claimed && isHex(claimed[1]) ? hexToString(claimed[1] as string) : undefined,
-    newPublicKey: text(keyAdded?.[1]),
-    revokedProviderId: text(revoked?.[0]),
-    capacityWithdrawn: withdrawn
-      ? { msaId: String(withdrawn[0]), amount: BigInt(withdrawn[1] as string | number).toString() }
-      : undefined,
-  };
-}
 
 /**
  * Account transactions (sign-ups, handles, keys, ICS, retirements, revocations) from submission to outcome. A

@@ -4,6 +4,9 @@ import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gat
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { ACCOUNT_QUEUES } from '../../src/index.js';
 import {
   spawnServer,
   startRedisServer,
@@ -39,6 +42,12 @@ export interface AccountStack {
   webhookOf(referenceId: string): Promise<Record<string, unknown>>;
   /** A new user of the key kind, signed up (without a handle) through the api once it is finalized, with their MSA id. */
   register(kind: KeyKind): Promise<{ user: SiwfUser; msaId: string }>;
+  /**
+   * Whether nothing is left that could send a notification (again): no job of the worker's queues waiting,
+   * running (a killed worker's job stays active until it is found stalled) or delayed, and no transaction still
+   * followed on chain. Tests that check "exactly once" wait for it.
+   */
+  settled(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -140,6 +149,11 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
 
+  const admin = new Redis(redis.url);
+  const queues = Object.values(ACCOUNT_QUEUES).map(
+    (name) => new Queue(name, { connection: { url: redis.url }, prefix: `${PREFIX}:bull` }),
+  );
+
   return {
     devchain,
     redis,
@@ -185,7 +199,16 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       );
       return { user, msaId };
     },
+    settled: async () => {
+      for (const queue of queues) {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+        if (Object.values(counts).some((count) => count > 0)) return false;
+      }
+      return (await admin.hlen(`${PREFIX}:tx:pending`)) === 0;
+    },
     stop: async () => {
+      await Promise.all(queues.map((queue) => queue.close()));
+      admin.disconnect();
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all([api, ...extraApis].map((server) => server.stop()));
       await chain.close();

@@ -1,4 +1,4 @@
-import { chainCheck, chainVariables, openChain } from '@frequency-gateway/chain';
+import { chainCheck, chainUnreachable, chainVariables, openChain } from '@frequency-gateway/chain';
 import {
   apiVariables,
   Intake,
@@ -97,6 +97,8 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     return {
       routes,
       queueBoard: true,
+      // A route that needed the chain while it was away answers 503 saying so.
+      dependencyFailure: chainUnreachable,
       stop: async () => {
         status.close();
         await Promise.all([chain.close(), store.close?.()]);

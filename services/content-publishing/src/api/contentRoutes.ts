@@ -191,7 +191,7 @@ function contentRoute<Kind extends ContentKind>(
       const { referenceId } = await intake.accept<ContentRequestOf<Kind>>({
         kind: operation.kind,
         identity: { msaId, body },
-        msaId,
+        details: { msaId },
         queue: CONTENT_PUBLISHING_QUEUES.request,
         jobName: CONTENT_REQUEST_JOB,
         job: (id) => ({

@@ -113,7 +113,7 @@ function acceptDummy<Kind extends ContentKind>(intake: Intake, kind: Kind, index
   return intake.accept<ContentRequestOf<Kind>>({
     kind,
     identity: { msaId, body },
-    msaId,
+    details: { msaId },
     queue: CONTENT_PUBLISHING_QUEUES.request,
     jobName: CONTENT_REQUEST_JOB,
     job: (id) => ({ referenceId: id, kind, msaId, body, assets: {}, acceptedAt: new Date().toISOString() }),

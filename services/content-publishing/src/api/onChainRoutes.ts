@@ -104,7 +104,7 @@ export function onChainRoutes(intake: Intake, directory: SchemaDirectory, provid
         const { referenceId } = await intake.accept<OnChainJob>({
           kind: 'on-chain',
           identity: fields,
-          msaId: onBehalfOf,
+          details: { msaId: onBehalfOf },
           queue: CONTENT_PUBLISHING_QUEUES.publish,
           jobName: PUBLISH_JOB_NAMES.onChain,
           job: (id) => ({

@@ -1,10 +1,9 @@
-import type { SchemaDirectory } from '@frequency-gateway/chain';
-import { u8aToHex } from '@polkadot/util';
+import { hexOf, type SchemaDirectory } from '@frequency-gateway/chain';
 import avro from 'avsc';
 
 /** Values as JSON can carry them: bytes as hex, big integers as decimal strings. */
 function jsonSafe(value: unknown): unknown {
-  if (value instanceof Uint8Array) return u8aToHex(value);
+  if (value instanceof Uint8Array) return hexOf(value);
   if (typeof value === 'bigint') return value.toString();
   if (Array.isArray(value)) return value.map(jsonSafe);
   if (value && typeof value === 'object')

@@ -4,6 +4,7 @@ import type { Queue } from 'bullmq';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { BatchJob } from '../jobs.js';
 import type { ScannerControl } from '../scannerControl.js';
+import { initialPosition, nextScanRange, positionAfterReset } from './blockRanges.js';
 import { queueMessages, watchedIntents } from './messages.js';
 
 export interface ScannerOptions {
@@ -86,22 +87,22 @@ export class ChainScanner {
     if (position === undefined) {
       position = await control.position();
       if (position === undefined) {
-        position = Math.max(0, (this.options.startingBlock ?? finalized + 1) - 1);
+        position = initialPosition(this.options.startingBlock, finalized);
         await control.setPosition(position);
         logger.info({ startingBlock: position + 1 }, 'scanner starts');
       }
     }
-    if (position >= finalized) return false;
+    const range = nextScanRange(position, finalized, this.options.maxBlocks);
+    if (!range) return false;
     if ((await this.options.queue.getWaitingCount()) >= this.options.highWater) return false;
 
-    const to = Math.min(finalized, position + this.options.maxBlocks);
     const intents = await watchedIntents(this.options.directory, (await control.options())?.intentIds);
-    const found = await queueMessages(queries, this.options.queue, intents, { from: position + 1, to });
-    await control.setPosition(to);
-    this.blocks.inc(to - position);
+    const found = await queueMessages(queries, this.options.queue, intents, range);
+    await control.setPosition(range.to);
+    this.blocks.inc(range.to - position);
     this.messages.inc(found);
-    this.position.set(to);
-    if (found > 0) logger.info({ from: position + 1, to, messages: found }, 'blocks scanned');
+    this.position.set(range.to);
+    if (found > 0) logger.info({ ...range, messages: found }, 'blocks scanned');
     return true;
   }
 
@@ -109,9 +110,9 @@ export class ChainScanner {
   private async resetPosition(finalized: number): Promise<number | undefined> {
     const reset = await this.options.control.takeReset();
     if (!reset) return undefined;
-    const target = Math.max(1, (reset.blockNumber ?? finalized) - (reset.rewindOffset ?? 0));
-    await this.options.control.setPosition(target - 1);
-    this.options.logger.info({ from: target }, 'scanner reset');
-    return target - 1;
+    const position = positionAfterReset(reset, finalized);
+    await this.options.control.setPosition(position);
+    this.options.logger.info({ from: position + 1 }, 'scanner reset');
+    return position;
   }
 }

@@ -2,6 +2,7 @@ import type { ChainQueries, SchemaDirectory } from '@frequency-gateway/chain';
 import type { Job, Logger } from '@frequency-gateway/platform';
 import type { Queue } from 'bullmq';
 import type { BatchJob, SearchJob } from '../jobs.js';
+import { searchWindow, steps } from './blockRanges.js';
 import { queueMessages, watchedIntents } from './messages.js';
 
 /** Blocks read per step of a search; the job's progress is saved after each. */
@@ -27,9 +28,9 @@ export class SearchCrawler {
     const search = job.data;
     let { next, last } = search;
     if (next === undefined || last === undefined) {
-      const finalized = (await queries.finalizedBlock()).number;
-      last = Math.min(search.upperBoundBlock || finalized, finalized);
-      next = Math.max(1, last - search.blockCount + 1);
+      const window = searchWindow(search, (await queries.finalizedBlock()).number);
+      next = window.from;
+      last = window.to;
       await job.updateData({ ...search, next, last });
     }
     const intents = await watchedIntents(directory, search.intentIds);
@@ -40,11 +41,9 @@ export class SearchCrawler {
     };
     let messages = 0;
     const first = next;
-    while (next <= last) {
-      const to = Math.min(last, next + SEARCH_STEP - 1);
-      messages += await queueMessages(queries, queue, intents, { from: next, to }, target);
-      next = to + 1;
-      await job.updateData({ ...search, next, last });
+    for (const range of steps({ from: next, to: last }, SEARCH_STEP)) {
+      messages += await queueMessages(queries, queue, intents, range, target);
+      await job.updateData({ ...search, next: range.to + 1, last });
     }
     logger.info({ requestId: search.requestId, from: first, to: last, messages }, 'search crawled');
     return { blocks: last - first + 1, messages };

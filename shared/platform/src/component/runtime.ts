@@ -54,6 +54,11 @@ export interface ComponentParts {
   queueBoard?: boolean;
   /** Runs during shutdown after HTTP has stopped and before queues close. */
   stop?: () => Promise<void>;
+  /**
+   * When an error means a dependency of the component's own is unusable (its upstream node unreachable, say):
+   * the 503's message and the cause to log. Redis is the platform's business and needs no entry.
+   */
+  dependencyFailure?: (error: unknown) => { message: string; cause: unknown } | undefined;
 }
 
 export interface ComponentDefinition<S extends ConfigSpec> {
@@ -158,7 +163,8 @@ function componentHttpApp<C>(
       : {}),
     dependencyFailure: (error) => {
       const unavailable = redis.availability.unavailableError(error);
-      return unavailable && { message: unavailable.failure.summary, cause: unavailable };
+      if (unavailable) return { message: unavailable.failure.summary, cause: unavailable };
+      return parts.dependencyFailure?.(error);
     },
   }).app;
 }

@@ -2,6 +2,5 @@ export * from './store.js';
 export * from './routes.js';
 export * from './intake.js';
 export * from './variables.js';
-export * from './details.js';
 export * from './relay.js';
 export * from './serviceRequests.js';

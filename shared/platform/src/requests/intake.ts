@@ -79,9 +79,7 @@ export interface IntakeRequest<T> {
   /** The job's name on the queue board, or how to make it from the referenceId. */
   jobName: string | ((referenceId: string) => string);
   job: (referenceId: string) => T;
-  /** Shown in the request record. */
-  msaId?: string | undefined;
-  /** More fields of the record from the start. */
+  /** More fields of the record from the start (whom the request is for, say); undefined ones are left out. */
   details?: Record<string, unknown>;
 }
 
@@ -156,7 +154,7 @@ export class Intake {
     const records = await this.status.createMany(
       items.map(({ request, entry }) => ({
         referenceId: entry.referenceId,
-        fields: { ...request.details, state: 'queued', kind: request.kind, msaId: request.msaId },
+        fields: { ...request.details, state: 'queued', kind: request.kind },
         entry,
       })),
       // A repeated request whose record is still queued gets its entry again: harmless (BullMQ keeps one job

@@ -1,12 +1,15 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { transactionRequestFields } from './details.js';
 import { RequestStatusStore } from './store.js';
 
 /** Where every service's requests end: on chain, or refused. */
 export const FINAL_REQUEST_STATES = ['finalized', 'failed'] as const;
 
-export interface ServiceRequestsOptions<State extends string, Fields extends z.ZodRawShape> {
+export interface ServiceRequestsOptions<
+  State extends string,
+  Fields extends z.ZodRawShape,
+  OutcomeFields extends z.ZodRawShape,
+> {
   /** The intake's name: its counter (`<intake>_requests_accepted_total`) and stream (`<prefix>:intake:<intake>`). */
   intake: string;
   /** The states a request goes through, in order, `queued` first and the final states among them. */
@@ -15,17 +18,21 @@ export interface ServiceRequestsOptions<State extends string, Fields extends z.Z
   recordId: string;
   /** The fields of this service's records between the state and the version. */
   fields: Fields;
+  /** The fields that say how a request ended (a chain transaction's, for the services that submit), after the times. */
+  outcomeFields: OutcomeFields;
 }
 
 /**
  * What a service's api and worker agree on about its requests: their states, the intake that carries them from
  * the one to the other, the store of their records, and the record as GET /v1/requests/{referenceId} shows it
- * (referenceId, state, the service's fields, version, times, transaction, block, error, history).
+ * (referenceId, state, the service's fields, version, times, the outcome's fields, history).
  */
-export function serviceRequests<const State extends string, Fields extends z.ZodRawShape>(
-  options: ServiceRequestsOptions<State, Fields>,
-) {
-  const { intake, states, recordId, fields } = options;
+export function serviceRequests<
+  const State extends string,
+  Fields extends z.ZodRawShape,
+  OutcomeFields extends z.ZodRawShape,
+>(options: ServiceRequestsOptions<State, Fields, OutcomeFields>) {
+  const { intake, states, recordId, fields, outcomeFields } = options;
   const missing = ['queued', ...FINAL_REQUEST_STATES].filter((state) => !(states as readonly string[]).includes(state));
   if (missing.length > 0) throw new Error(`the request states of ${intake} lack ${missing.join(', ')}`);
   const state = z.enum(states);
@@ -42,7 +49,7 @@ export function serviceRequests<const State extends string, Fields extends z.Zod
         version: z.number().int().meta({ description: 'Grows with every change' }),
         createdAt: z.string(),
         updatedAt: z.string(),
-        ...transactionRequestFields,
+        ...outcomeFields,
         history: z.array(z.object({ state, at: z.string() })),
       })
       .meta({ id: recordId }),

@@ -50,96 +50,9 @@ export interface CreateOutcome {
 
 export type RequestListener = (record: RequestSnapshot) => void;
 
-const HISTORY_LIMIT = 50;
-
-// KEYS: the outbox stream when there is one, then the record hash and history list of each request. ARGV: ttl,
-// at, 1 when there is an outbox, the number of states a record may restart from, those states (JSON-encoded),
-// then for each request: its channel, its number of fields and field/JSON value pairs (state among them), its
-// number of outbox fields and their name/value pairs. Answers, for each request, its outcome and its state now
-// (JSON-encoded).
-const CREATE = new RedisScript(
-  `
-local at = cjson.encode(ARGV[2])
-local outbox = ARGV[3] == '1'
-local restartable = tonumber(ARGV[4])
-local cursor = 5 + restartable
-local answers = {}
-for k = outbox and 2 or 1, #KEYS, 2 do
-  local record, history = KEYS[k], KEYS[k + 1]
-  local channel, count = ARGV[cursor], tonumber(ARGV[cursor + 1])
-  local first, last = cursor + 2, cursor + 1 + 2 * count
-  local entryCount = tonumber(ARGV[last + 1])
-  local entryFirst, entryLast = last + 2, last + 1 + 2 * entryCount
-  cursor = entryLast + 1
-  local state
-  for i = first, last, 2 do if ARGV[i] == 'state' then state = ARGV[i + 1] end end
-  local current = redis.call('HGET', record, 'state')
-  local outcome = current and 'existing' or 'created'
-  if current then
-    for i = 5, 4 + restartable do if current == ARGV[i] then outcome = 'restarted' end end
-  end
-  if outcome == 'existing' then
-    table.insert(answers, outcome)
-    table.insert(answers, current)
-  else
-    local version = 1
-    local createdAt = at
-    if current then
-      version = tonumber(redis.call('HGET', record, 'version') or '0') + 1
-      createdAt = redis.call('HGET', record, 'createdAt') or at
-      redis.call('DEL', record)
-    end
-    local parts = {}
-    for i = first, last, 2 do table.insert(parts, '"' .. ARGV[i] .. '":' .. ARGV[i + 1]) end
-    redis.call('HSET', record, 'version', version, 'createdAt', createdAt, 'updatedAt', at, unpack(ARGV, first, last))
-    redis.call('RPUSH', history, '{"state":' .. state .. ',"at":' .. at .. '}')
-    redis.call('LTRIM', history, -${HISTORY_LIMIT}, -1)
-    redis.call('EXPIRE', record, ARGV[1])
-    redis.call('EXPIRE', history, ARGV[1])
-    table.insert(parts, '"version":' .. version)
-    table.insert(parts, '"createdAt":' .. createdAt)
-    table.insert(parts, '"updatedAt":' .. at)
-    redis.call('PUBLISH', channel, '{' .. table.concat(parts, ',') .. '}')
-    table.insert(answers, outcome)
-    table.insert(answers, state)
-  end
-  -- A new record, or one still in the state it starts with (its entry may have been lost), gets its entry.
-  if outbox and entryCount > 0 and (outcome ~= 'existing' or current == state) then
-    redis.call('XADD', KEYS[1], '*', 'outcome', outcome, unpack(ARGV, entryFirst, entryLast))
-  end
-end
-return answers
-`,
-);
-
-// KEYS: record hash, history list. ARGV: ttl, channel, at, number of final states, those states
-// (JSON-encoded), then field/JSON value pairs.
-const UPDATE = new RedisScript(
-  `
-local current = redis.call('HGET', KEYS[1], 'state')
-if not current then return 0 end
-local finals = tonumber(ARGV[4])
-for i = 5, 4 + finals do if current == ARGV[i] then return -1 end end
-local at = cjson.encode(ARGV[3])
-for i = 5 + finals, #ARGV, 2 do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  if ARGV[i] == 'state' and ARGV[i + 1] ~= current then
-    redis.call('RPUSH', KEYS[2], '{"state":' .. ARGV[i + 1] .. ',"at":' .. at .. '}')
-    redis.call('LTRIM', KEYS[2], -${HISTORY_LIMIT}, -1)
-  end
-end
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('HSET', KEYS[1], 'updatedAt', at)
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
-local fields = redis.call('HGETALL', KEYS[1])
-local parts = {}
-for i = 1, #fields, 2 do table.insert(parts, '"' .. fields[i] .. '":' .. fields[i + 1]) end
-redis.call('PUBLISH', ARGV[2], '{' .. table.concat(parts, ',') .. '}')
-return 1
-`,
-  2,
-);
+// The scripts keep the last 50 steps of a request's history.
+const CREATE = RedisScript.fromFile(new URL('./createRequests.lua', import.meta.url));
+const UPDATE = RedisScript.fromFile(new URL('./updateRequest.lua', import.meta.url), 2);
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 

@@ -59,18 +59,3 @@ export function runScript(relativeToTest: string, env: NodeJS.ProcessEnv): Runni
     },
   };
 }
-
-/** Polls until `condition` holds, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  condition: () => Promise<T | undefined | false>,
-  timeoutMs: number,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}

@@ -78,7 +78,9 @@ export const testComponent: ComponentDefinition<typeof testConfig> = {
           summary: 'Answers after a while',
           query: z.object({ ms: z.coerce.number().int().min(0).max(10_000).default(1000) }),
           responses: { 200: { description: 'Done', schema: z.object({ waitedMs: z.number() }) } },
-          handler: async ({ query }) => {
+          handler: async ({ query }, { log }) => {
+            // Tests wait for this line to know the request is in flight.
+            log.info({ ms: query.ms }, 'slow request started');
             await new Promise((resolve) => setTimeout(resolve, query.ms));
             return { status: 200, body: { waitedMs: query.ms } };
           },

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import type { Queue } from 'bullmq';
 import {
   allowedDestinations,
   createLogger,
@@ -60,11 +61,8 @@ export function openDelivery(
   };
 }
 
-/** Polls until `check` returns true; fails after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** No delivery left to attempt: nothing waiting, running or scheduled for a retry (so no repeat can arrive). */
+export async function deliveriesSettled(queue: Pick<Queue, 'getJobCounts'>): Promise<boolean> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+  return Object.values(counts).every((count) => count === 0);
 }

@@ -18,7 +18,10 @@ export const requestErrorSchema = z
   })
   .meta({ id: 'RequestError' });
 
-/** The record fields of a request that ends in a chain transaction: the transaction, its block, or its error. */
+/**
+ * The request-record fields of a request that ends in a chain transaction (GET /v1/requests/{referenceId} of
+ * the services that submit): the transaction, its block, or its error.
+ */
 export const transactionRequestFields = {
   transaction: z
     .object({ hash: z.string() })

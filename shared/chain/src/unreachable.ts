@@ -1,0 +1,25 @@
+import { ChainNotReadyError } from './connection.js';
+
+/**
+ * Runs a chain read; a chain that cannot be reached (not connected yet, or the connection dropped during the
+ * call) throws ChainNotReadyError, which the caller may retry, whatever the library said.
+ */
+export async function fromChain<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ChainNotReadyError) throw error;
+    if (error instanceof Error && /disconnected|not connected/i.test(error.message))
+      throw new ChainNotReadyError('the connection dropped', { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Whether a failure means the chain is unreachable, and what to tell the caller: the composition root of an
+ * HTTP component hands this to its platform (ComponentParts.dependencyFailure), which answers 503 with it.
+ */
+export function chainUnreachable(error: unknown): { message: string; cause: unknown } | undefined {
+  if (!(error instanceof ChainNotReadyError)) return undefined;
+  return { message: `The chain is not reachable: ${error.message}`, cause: error.cause ?? error };
+}

@@ -1,0 +1,35 @@
+-- Moves a request along (RequestStatusStore.update): merges fields into its record, adds a history step when
+-- the state changes, and publishes the whole record. A request already in a final state is left alone.
+-- KEYS: [1] the record hash, [2] its history list.
+-- ARGV: [1] ttl (seconds), [2] the event channel, [3] now (ISO 8601), [4] how many final states, then those
+--   states (JSON-encoded), then field/JSON-value pairs.
+-- Answers 1 when updated, 0 when there is no record, -1 when the record is final.
+local record, history = KEYS[1], KEYS[2]
+local ttl, channel = ARGV[1], ARGV[2]
+local at = cjson.encode(ARGV[3])
+local finalCount = tonumber(ARGV[4])
+local firstFinal, lastFinal = 5, 4 + finalCount
+local historyLimit = 50
+
+local current = redis.call('HGET', record, 'state')
+if not current then return 0 end
+for i = firstFinal, lastFinal do
+  if current == ARGV[i] then return -1 end
+end
+for i = lastFinal + 1, #ARGV, 2 do
+  local field, value = ARGV[i], ARGV[i + 1]
+  redis.call('HSET', record, field, value)
+  if field == 'state' and value ~= current then
+    redis.call('RPUSH', history, '{"state":' .. value .. ',"at":' .. at .. '}')
+    redis.call('LTRIM', history, -historyLimit, -1)
+  end
+end
+redis.call('HINCRBY', record, 'version', 1)
+redis.call('HSET', record, 'updatedAt', at)
+redis.call('EXPIRE', record, ttl)
+redis.call('EXPIRE', history, ttl)
+local fields = redis.call('HGETALL', record)
+local parts = {}
+for i = 1, #fields, 2 do table.insert(parts, '"' .. fields[i] .. '":' .. fields[i + 1]) end
+redis.call('PUBLISH', channel, '{' .. table.concat(parts, ',') .. '}')
+return 1
