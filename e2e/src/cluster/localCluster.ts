@@ -19,11 +19,16 @@ export interface CommandOptions {
 /** Runs a command to its end; its stdout, or an error naming the command with the end of its output. */
 export function runCommand(file: string, args: string[], options: CommandOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'pipe' });
+    // stdin only when there is input: a command that exits without reading it must not fail the write (EPIPE).
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.once('error', reject);
     child.once('close', (code, signal) => {
       const out = Buffer.concat(stdout).toString();
@@ -31,7 +36,11 @@ export function runCommand(file: string, args: string[], options: CommandOptions
       const tail = `${out}${Buffer.concat(stderr).toString()}`.trim().split('\n').slice(-20).join('\n');
       reject(new Error(`${file} ${args.join(' ')} exited with ${code ?? signal}:\n${tail}`));
     });
-    child.stdin.end(options.input ?? '');
+    if (options.input !== undefined) {
+      // Its exit status says whether it failed; an unread input is no error of its own.
+      child.stdin?.once('error', () => undefined);
+      child.stdin?.end(options.input);
+    }
   });
 }
 
