@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test test-cluster tools lint typecheck unit build docs bench image images image-check cluster cluster-down skaffold monitoring clean
+.PHONY: help dev test test-cluster test-skaffold tools lint typecheck unit build docs bench image images image-check cluster cluster-down skaffold monitoring clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -38,7 +38,7 @@ unit: node_modules/.package-lock.json ## Only the tests (but the cluster suites)
 build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
 	npm run build
 
-bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines)
+bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines); make test-skaffold prints save-to-serving
 	npm run bench --workspaces --if-present
 
 IMAGE ?= frequency-gateway:dev
@@ -57,6 +57,10 @@ cluster: ## Build (once, cached) and start the local one-node Kubernetes (root);
 
 cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; tools/cluster/down --purge forgets it)
 	tools/cluster/down
+
+test-skaffold: node_modules/.package-lock.json ## tools/skaffold dev in the local cluster: deploys, forwards, redeploys a saved change (save-to-serving printed; root)
+	tools/install-skaffold
+	npm test -- --selectProjects skaffold
 
 skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `tools/skaffold dev`
 	tools/install-skaffold

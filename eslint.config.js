@@ -17,7 +17,10 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['**/test/**/*.ts', 'e2e/cluster/**/*.ts'], languageOptions: { globals: { ...globals.jest } } },
+  {
+    files: ['**/test/**/*.ts', 'e2e/cluster/**/*.ts', 'e2e/skaffold/**/*.ts'],
+    languageOptions: { globals: { ...globals.jest } },
+  },
   // The layering of README.md "Layout": which package imports which, and where real dependencies are built.
   ...layerRules(),
   prettier,

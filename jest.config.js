@@ -62,7 +62,9 @@ export default {
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),
     project('tools', '<rootDir>/tools'),
-    project('e2e', '<rootDir>/e2e', { testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/cluster/'] }),
+    project('e2e', '<rootDir>/e2e', {
+      testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/cluster/', '<rootDir>/skaffold/'],
+    }),
     project('slow', '<rootDir>', {
       testMatch: SLOW_SUITES.map((suite) => `<rootDir>/${suite}`),
       testPathIgnorePatterns: ['/node_modules/', '/dist/'],
@@ -70,6 +72,9 @@ export default {
     // Suites against the local Kubernetes cluster (make cluster, root): only when asked for by name,
     // `make test-cluster`, as they need the cluster and take minutes.
     ...(selectsProject('cluster') ? [project('cluster', '<rootDir>/e2e/cluster')] : []),
+    // `tools/skaffold dev` in the local cluster, save to serving: `make test-skaffold` (skaffold's cold Go build is
+    // long, so CI leaves it to the developers' machines; see README.md "In Kubernetes").
+    ...(selectsProject('skaffold') ? [project('skaffold', '<rootDir>/e2e/skaffold')] : []),
   ],
   testTimeout: 30_000,
   // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.
