@@ -517,8 +517,8 @@ describe('the chart, rendered by Helm', () => {
     const dev = skaffold.profiles.find((p: { name: string }) => p.name === 'dev');
     for (const release of [skaffold.deploy.helm.releases[0], dev.deploy.helm.releases[0]]) {
       expect(join(repositoryRoot, release.chartPath)).toBe(CHART);
-      // The image values skaffold fills in must be ones the chart reads.
-      expect(Object.keys(release.setValueTemplates).sort()).toEqual(['image.repository', 'image.tag']);
+      // The image values skaffold fills in must be ones the chart reads (the digest, once pushed or loaded, wins).
+      expect(Object.keys(release.setValueTemplates).sort()).toEqual(['image.digest', 'image.repository', 'image.tag']);
     }
     const release = dev.deploy.helm.releases[0];
     // skaffold passes setValues as --set; a values file with the same tree keeps their YAML types.
