@@ -117,6 +117,15 @@ describe('Dockerfile', () => {
     for (const pattern of ['**/node_modules', '**/dist', '**/*.tsbuildinfo', '.git', '.dev', '**/test'])
       expect(ignored).toContain(pattern);
   });
+
+  it('keeps in the build context the tools/ scripts that `npm run build` runs (tools/* is left out)', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { build: string } };
+    const scripts = [...manifest.scripts.build.matchAll(/\bnode (tools\/\S+)/g)].map((match) => match[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+    expect(ignored).toContain('tools/*');
+    for (const script of scripts) expect(ignored).toContain(`!${script}`);
+  });
 });
 
 const run = promisify(execFile);
