@@ -7,7 +7,7 @@
 // Everything is reached from the host, which is the node: the apis, the IPFS gateway and the receiver through NodePort
 // Services on the node's address, the devchain through a port-forward on loopback, pods through the API server's proxy. Without root, the cluster binaries, Docker or Helm it fails, saying what is missing: never skips.
 import { randomBytes } from 'node:crypto';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { holdsFor, waitUntil } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
@@ -21,7 +21,6 @@ import {
   FULLNAME,
   GatewayClient,
   GatewayRelease,
-  holdsFor,
   KubeApi,
   kubectl,
   LEASES,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { freePort, startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { freePort, holdsFor, startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { startComponentProcess, type ComponentProcess, type Role, type Service } from '../src/index.js';
 
 /** Every component that talks to the chain. */
@@ -19,19 +19,6 @@ const readiness = async (component: ComponentProcess) => {
   const response = await fetch(`${component.url}/readyz`);
   return { status: response.status, body: (await response.json()) as Readiness };
 };
-
-/**
- * Checks `check` every half second for `ms`, failing at the first time it does not hold: a state that must last
- * (a process that stays up), watched rather than slept through.
- */
-async function holdsFor(ms: number, check: () => Promise<void>): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    await check();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  await check();
-}
 
 describe('components started while the chain is unreachable', () => {
   let redis: LocalRedis;
@@ -67,15 +54,19 @@ describe('components started while the chain is unreachable', () => {
     );
 
     // Nothing listens on the chain's port: for 30 s every component stays alive and reports why it is not ready.
-    await holdsFor(30_000, async () => {
-      for (const component of components) {
-        expect([component.name, component.running()]).toEqual([component.name, true]);
-        expect([component.name, (await fetch(`${component.url}/livez`)).status]).toEqual([component.name, 200]);
-        const { status, body } = await readiness(component);
-        expect([component.name, status]).toEqual([component.name, 503]);
-        expect(body.checks.chain?.status).not.toBe('up');
-      }
-    });
+    await holdsFor(
+      30_000,
+      async () => {
+        for (const component of components) {
+          expect([component.name, component.running()]).toEqual([component.name, true]);
+          expect([component.name, (await fetch(`${component.url}/livez`)).status]).toEqual([component.name, 200]);
+          const { status, body } = await readiness(component);
+          expect([component.name, status]).toEqual([component.name, 503]);
+          expect(body.checks.chain?.status).not.toBe('up');
+        }
+      },
+      500,
+    );
     for (const component of components) {
       const { body } = await readiness(component);
       expect([component.name, body.checks.chain]).toEqual([

@@ -3,16 +3,6 @@ import { eachLimited, type GatewayClient } from './gateway.js';
 import type { KubeApi, Lease, Pod } from './kubeApi.js';
 import type { WebhookReceiver } from './receiver.js';
 
-/** Checks `check` every 200 ms for `ms`, failing the first time it throws: a state that must last, watched. */
-export async function holdsFor(ms: number, check: () => Promise<void>): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    await check();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  await check();
-}
-
 /** A gauge or counter of a pod's /metrics (through the API server's proxy), summed over lines matching `labels`. */
 export async function podMetric(
   kube: KubeApi,

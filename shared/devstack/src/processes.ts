@@ -81,6 +81,19 @@ export async function spawnServer(
 }
 
 /**
+ * The other half of `waitUntil`: a state that must last. Runs `check` every `everyMs` for `ms` and once more at the
+ * end, failing the first time it throws.
+ */
+export async function holdsFor(ms: number, check: () => Promise<void> | void, everyMs = 100): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    await check();
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  await check();
+}
+
+/**
  * The tests' one polling helper: asks `condition` every `everyMs` until it answers a value (anything but false,
  * undefined or null), and resolves with that value; after `timeoutMs` it fails, naming what it waited for and
  * the last error the condition threw (an error counts as "not yet": a server still starting refuses
