@@ -38,7 +38,7 @@ unit: node_modules/.package-lock.json ## Only the tests (but the cluster suites)
 build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
 	npm run build
 
-bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines); make test-skaffold prints save-to-serving
+bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines; install-to-Ready and save-to-serving in the local cluster)
 	npm run bench --workspaces --if-present
 
 IMAGE ?= frequency-gateway:dev
