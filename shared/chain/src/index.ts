@@ -18,7 +18,7 @@ export {
   decodeDispatchError,
   foreseenChainError,
   type ChainError,
-} from './errors.js';
+} from './transactionErrors.js';
 export { TransactionTracker, type TransactionOutcome, type TrackerOptions, type ChainEvent } from './tracker.js';
 export {
   ChainQueries,

@@ -1,7 +1,7 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Call } from '@polkadot/types/interfaces';
-import { SubmissionError, submissionError } from './errors.js';
+import { SubmissionError, submissionError } from './transactionErrors.js';
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
 

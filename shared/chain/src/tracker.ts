@@ -1,6 +1,6 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { decodeDispatchError, type ChainError } from './errors.js';
+import { decodeDispatchError, type ChainError } from './transactionErrors.js';
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {

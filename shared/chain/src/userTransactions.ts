@@ -4,7 +4,7 @@ import type { ExtrinsicPayload } from '@polkadot/types/interfaces';
 import type { Signer, SignerResult } from '@polkadot/types/types';
 import { compactAddLength, hexToU8a, isHex, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
-import { submissionError } from './errors.js';
+import { submissionError } from './transactionErrors.js';
 import type { UserSignature } from './payloads.js';
 import { signatureReadings, verifyExactly } from './signatures/verify.js';
 import type { BeforeSubmit, SignedTransaction } from './submitter.js';

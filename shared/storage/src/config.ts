@@ -2,7 +2,7 @@ import { secret, variable, type ReadinessCheck } from '@frequency-gateway/platfo
 import { z } from 'zod';
 import { EmbeddedStore } from './embedded.js';
 import { KuboStore } from './kubo.js';
-import type { ContentStore } from './store.js';
+import type { ContentStore } from './contentStore.js';
 
 /** The content-store variables of every component that reads or writes IPFS content. */
 export function storageVariables() {

@@ -10,7 +10,7 @@ import {
   type ContentStore,
   type ReadOptions,
   type StoredContent,
-} from './store.js';
+} from './contentStore.js';
 import { importFile } from './unixfs.js';
 
 /**

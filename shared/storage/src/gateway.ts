@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { parseCid } from './hash.js';
-import type { ContentStore } from './store.js';
+import type { ContentStore } from './contentStore.js';
 
 export interface GatewayServer {
   /** e.g. http://127.0.0.1:8080; content is at `${url}/ipfs/{cid}`. */

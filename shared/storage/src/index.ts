@@ -1,4 +1,4 @@
-export * from './store.js';
+export * from './contentStore.js';
 export * from './hash.js';
 export { EmbeddedStore } from './embedded.js';
 export { contentId } from './unixfs.js';

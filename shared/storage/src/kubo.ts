@@ -13,7 +13,7 @@ import {
   type ContentStore,
   type ReadOptions,
   type StoredContent,
-} from './store.js';
+} from './contentStore.js';
 
 export interface KuboStoreOptions {
   /** The RPC API, e.g. http://ipfs:5001 (IPFS_ENDPOINT). */

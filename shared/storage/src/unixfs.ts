@@ -5,7 +5,7 @@ import { balanced } from 'ipfs-unixfs-importer/layout';
 import { CID } from 'multiformats/cid';
 import * as raw from 'multiformats/codecs/raw';
 import { create as createDigest } from 'multiformats/hashes/digest';
-import { IMPORT_PARAMETERS } from './store.js';
+import { IMPORT_PARAMETERS } from './contentStore.js';
 
 const SHA2_256 = 0x12;
 

@@ -1,5 +1,5 @@
 export * from './config.js';
-export { deliveryJobId, InvalidDeliveryError, serializeBody, type Delivery, type WebhookJob } from './delivery.js';
+export { deliveryJobId, InvalidDeliveryError, serializeBody, type Delivery, type WebhookJob } from './webhookJob.js';
 export { webhookMetrics, type DeliveryOutcome, type WebhookMetrics } from './metrics.js';
 export { AttemptFailure, receiverTarget, type ReceiverTarget } from './receiverRequest.js';
 export { parseRetryAfter, retryDelay } from './retryDelay.js';

@@ -2,7 +2,7 @@ import { UnrecoverableError, type JobQueues, type Logger, type OutboundPolicy } 
 import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { WebhookSettings } from './config.js';
-import { deliveryJobId, webhookJob, type Delivery, type WebhookJob } from './delivery.js';
+import { deliveryJobId, webhookJob, type Delivery, type WebhookJob } from './webhookJob.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { AttemptFailure, postToReceiver, receiverTarget } from './receiverRequest.js';
 import { retryDelay } from './retryDelay.js';

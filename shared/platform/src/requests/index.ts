@@ -1,4 +1,4 @@
-export * from './store.js';
+export * from './requestStatusStore.js';
 export * from './routes.js';
 export * from './intake.js';
 export * from './variables.js';

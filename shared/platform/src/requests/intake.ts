@@ -4,7 +4,7 @@ import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
 import { JOB_RETENTION, type JobsOptions } from '../queues/index.js';
 import { TurnBatch, type ItemOutcome } from '../redis/turnBatch.js';
-import type { RequestStatusStore } from './store.js';
+import type { RequestStatusStore } from './requestStatusStore.js';
 
 /** JSON with object keys sorted at every level and bigints as decimal strings: one text per value. */
 export function canonicalJson(value: unknown): string {

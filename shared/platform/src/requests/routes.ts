@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../http/errors.js';
 import { defineRoute, type Route } from '../http/route.js';
-import type { RequestSnapshot, RequestStatusStore } from './store.js';
+import type { RequestSnapshot, RequestStatusStore } from './requestStatusStore.js';
 
 export interface RequestRoutesOptions {
   store: RequestStatusStore;

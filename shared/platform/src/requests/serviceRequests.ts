@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { RequestStatusStore } from './store.js';
+import { RequestStatusStore } from './requestStatusStore.js';
 
 /** Where every service's requests end: on chain, or refused. */
 export const FINAL_REQUEST_STATES = ['finalized', 'failed'] as const;
