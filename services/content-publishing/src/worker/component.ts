@@ -13,6 +13,7 @@ import {
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
+  integerInRange,
   outboundVariables,
   variable,
   workerVariables,
@@ -22,7 +23,6 @@ import {
 } from '@frequency-gateway/platform';
 import { contentStoreCheck, openContentStore, storageVariables, type ContentStore } from '@frequency-gateway/storage';
 import { startTransactionNotifier, transactionWebhookVariables, webhookVariables } from '@frequency-gateway/webhooks';
-import { z } from 'zod';
 import { CONTENT_PUBLISHING_JOB_OPTIONS, CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { contentRequests, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
@@ -43,9 +43,6 @@ import { Publisher } from './publish/publisher.js';
 import { RequestRecords } from './requestRecords.js';
 import { PublicationSettler } from './track/settler.js';
 
-const count = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
-
 export const contentPublishingWorkerConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-publishing' }),
   ...workerVariables({ port: 3020 }),
@@ -55,20 +52,23 @@ export const contentPublishingWorkerConfig = {
   ...webhookVariables(),
   ...transactionWebhookVariables(),
   ...outboundVariables(),
-  BATCH_MAX_COUNT: variable(count(1, 100_000, 1000), 'Announcements after which a batch file is closed at once'),
+  BATCH_MAX_COUNT: variable(
+    integerInRange(1, 100_000, 1000),
+    'Announcements after which a batch file is closed at once',
+  ),
   BATCH_INTERVAL_SECONDS: variable(
-    count(1, 86_400, 12),
+    integerInRange(1, 86_400, 12),
     'Longest time a batch stays open after its first announcement before it is written and published',
   ),
   ...submissionVariables(),
-  REQUEST_CONCURRENCY: variable(count(1, 500, 32), 'Content requests built and batched at the same time'),
-  PUBLISH_CONCURRENCY: variable(count(1, 1000, 50), 'Publish jobs prepared at the same time'),
+  REQUEST_CONCURRENCY: variable(integerInRange(1, 500, 32), 'Content requests built and batched at the same time'),
+  PUBLISH_CONCURRENCY: variable(integerInRange(1, 1000, 50), 'Publish jobs prepared at the same time'),
   PUBLISH_WINDOW_MS: variable(
-    count(0, 60_000, 200),
+    integerInRange(0, 60_000, 200),
     'How long the publisher waits for more messages to fill a transaction (a full one goes at once)',
   ),
   PUBLISH_MAX_ATTEMPTS: variable(
-    count(1, 100, 10),
+    integerInRange(1, 100, 10),
     'Times a message is sent again after a full block or an expired transaction before its requests fail',
   ),
 };

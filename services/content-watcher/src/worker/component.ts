@@ -10,6 +10,7 @@ import {
 } from '@frequency-gateway/chain';
 import {
   commonVariables,
+  integerInRange,
   outboundPolicy,
   outboundVariables,
   variable,
@@ -31,9 +32,6 @@ import { OnChainDecoder } from './onChain.js';
 import { ChainScanner } from './scanner.js';
 import { SearchCrawler } from './search.js';
 
-const count = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
-
 export const contentWatcherWorkerConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-watcher' }),
   ...workerVariables({ port: 3021 }),
@@ -45,15 +43,15 @@ export const contentWatcherWorkerConfig = {
     z.coerce.number().int().min(1).optional(),
     'Block the scanner starts at the first time it runs (later it goes on where it stopped); unset: the finalized head then',
   ),
-  SCAN_MAX_BLOCKS: variable(count(1, 50_000, 1000), 'Most blocks the scanner reads in one step'),
+  SCAN_MAX_BLOCKS: variable(integerInRange(1, 50_000, 1000), 'Most blocks the scanner reads in one step'),
   QUEUE_HIGH_WATER: variable(
-    count(10, 1_000_000, 1000),
+    integerInRange(10, 1_000_000, 1000),
     'Batch files waiting to be read beyond which the scanner waits for the readers',
   ),
-  BATCH_CONCURRENCY: variable(count(1, 500, 8), 'Batch files read at the same time'),
-  BATCH_READ_TIMEOUT_MS: variable(count(1000, 600_000, 30_000), 'Longest wait for one batch file from IPFS'),
+  BATCH_CONCURRENCY: variable(integerInRange(1, 500, 8), 'Batch files read at the same time'),
+  BATCH_READ_TIMEOUT_MS: variable(integerInRange(1000, 600_000, 30_000), 'Longest wait for one batch file from IPFS'),
   BATCH_READ_ATTEMPTS: variable(
-    count(1, 1000, 50),
+    integerInRange(1, 1000, 50),
     'Times a batch file is asked for (with exponential backoff up to 5 minutes) before its job is kept as failed',
   ),
 };

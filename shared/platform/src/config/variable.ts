@@ -44,6 +44,10 @@ export function secret<T extends z.ZodType>(schema: T, description: string, exam
 
 export const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
+/** A whole number from `min` to `max`, `fallback` when unset. */
+export const integerInRange = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
 export const positiveMs = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const flag = (fallback: boolean) => z.stringbool().default(fallback);
