@@ -118,10 +118,17 @@ describe('Dockerfile', () => {
       expect(ignored).toContain(pattern);
   });
 
-  it('keeps in the build context the tools/ scripts that `npm run build` runs (tools/* is left out)', () => {
+  it('keeps in the build context the tools/ scripts that the Dockerfile and `npm run build` run (tools/* is left out)', () => {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { build: string } };
-    const scripts = [...manifest.scripts.build.matchAll(/\bnode (tools\/\S+)/g)].map((match) => match[1]);
-    expect(scripts.length).toBeGreaterThan(0);
+    const runs = dockerfile
+      .getInstructions()
+      .filter((instruction) => instruction.getKeyword() === 'RUN')
+      .map((instruction) => instruction.getTextContent());
+    const scripts = [
+      ...[...manifest.scripts.build.matchAll(/\bnode (tools\/\S+)/g)].map((match) => match[1]),
+      ...runs.flatMap((text) => [...text.matchAll(/(?:^|[\s;&|])(tools\/[\w.-]+)/g)].map((match) => match[1])),
+    ];
+    expect(scripts).toEqual(expect.arrayContaining(['tools/copyLuaScripts.js', 'tools/build-with-cache']));
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
     expect(ignored).toContain('tools/*');
     for (const script of scripts) expect(ignored).toContain(`!${script}`);
