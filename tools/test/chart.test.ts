@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '@frequency-gateway/platform';
 import { COMPONENTS, repositoryRoot } from '../src/components.js';
 import { CHART, chartHelm, named, PREFIX, RELEASE, REQUIRED } from './chartRendering.js';
+import { scaledObjectProblems } from './support/kedaScaledObject.js';
 import {
   podLabels,
   podSpec,
@@ -56,6 +57,21 @@ const VALUE_SETS: Record<string, object> = {
       enabled: true,
       worker: { autoscaling: { enabled: true, minReplicas: 3, targetMemoryUtilizationPercentage: 80 } },
     },
+  },
+  'KEDA and tracing on': {
+    ...REQUIRED,
+    metrics: { serviceMonitor: { enabled: true } },
+    tracing: { otlpEndpoint: 'http://otel-collector.monitoring:4318' },
+    componentDefaults: {
+      autoscaling: { enabled: true },
+      keda: { enabled: true, prometheusServerAddress: 'http://prometheus-operated.monitoring:9090' },
+    },
+    account: { enabled: true, worker: { autoscaling: { enabled: false } } },
+    contentPublishing: {
+      enabled: true,
+      worker: { autoscaling: { enabled: false }, keda: { minReplicas: 2, maxReplicas: 10, backlogPerReplica: 200 } },
+    },
+    contentWatcher: { enabled: true, worker: { keda: { enabled: false } } },
   },
   'everything optional on': {
     chain: { providerId: '1' },
@@ -132,7 +148,7 @@ describe('the chart, rendered by Helm', () => {
     let objects: K8sObject[];
     beforeAll(async () => (objects = await renderSet(set)));
 
-    it('renders only objects that are valid against the Kubernetes and prometheus-operator schemas', () => {
+    it('renders only objects that are valid against the Kubernetes, prometheus-operator and KEDA schemas', () => {
       expect(objects.length).toBeGreaterThan(20);
       expect(objects.flatMap(schemaProblems)).toEqual([]);
       const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
@@ -211,7 +227,7 @@ describe('the chart, rendered by Helm', () => {
       }
     });
 
-    it('points every Service, ServiceMonitor, HPA, PDB and Ingress backend at something rendered', () => {
+    it('points every Service, ServiceMonitor, HPA, ScaledObject, PDB and Ingress backend at something rendered', () => {
       const pods = workloads(objects).map(podLabels);
       const services = objects.filter((o) => o.kind === 'Service');
       for (const service of services.filter((s) => s.spec.clusterIP !== 'None'))
@@ -220,8 +236,8 @@ describe('the chart, rendered by Helm', () => {
         const target = services.find((s) => selects(monitor.spec.selector.matchLabels, s.metadata.labels));
         expect(target?.spec.ports.map((p: { name: string }) => p.name)).toContain(monitor.spec.endpoints[0].port);
       }
-      for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
-        expect(named(objects, 'Deployment', hpa.spec.scaleTargetRef.name)).toBeDefined();
+      for (const scaler of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject'))
+        expect(named(objects, 'Deployment', scaler.spec.scaleTargetRef.name)).toBeDefined();
       for (const pdb of objects.filter((o) => o.kind === 'PodDisruptionBudget'))
         expect(pods.some((labels) => selects(pdb.spec.selector.matchLabels, labels))).toBe(true);
       for (const ingress of objects.filter((o) => o.kind === 'Ingress'))
@@ -345,6 +361,107 @@ describe('the chart, rendered by Helm', () => {
     expect(worker.spec).toMatchObject({ minReplicas: 3, maxReplicas: 8 });
     expect(worker.spec.metrics.map((m: { resource: { name: string } }) => m.resource.name)).toEqual(['cpu', 'memory']);
     expect(objects.filter((o) => o.kind === 'PodDisruptionBudget')).toHaveLength(COMPONENTS.length);
+  });
+
+  it("KEDA on: a ScaledObject per worker that asks, on its service's backlog in Prometheus, instead of its HPA", async () => {
+    const objects = await renderSet('KEDA and tracing on');
+    const scaled = objects.filter((o) => o.kind === 'ScaledObject');
+    expect(scaled.map((o) => o.metadata.name).sort()).toEqual(
+      [`${PREFIX}-account-worker`, `${PREFIX}-content-publishing-worker`].sort(),
+    );
+    const publishing = named(objects, 'ScaledObject', `${PREFIX}-content-publishing-worker`)!;
+    expect(publishing.spec).toMatchObject({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `${PREFIX}-content-publishing-worker` },
+      minReplicaCount: 2,
+      maxReplicaCount: 10,
+    });
+    const [trigger] = publishing.spec.triggers;
+    expect(trigger).toMatchObject({
+      type: 'prometheus',
+      metricType: 'AverageValue',
+      metadata: { serverAddress: 'http://prometheus-operated.monitoring:9090', threshold: '200' },
+    });
+    // The backlog of this release's service only: its queues and its intake stream, in its namespace.
+    const selector = `namespace="gateway",service=~"${PREFIX}-content-publishing-(api|worker)"`;
+    expect(trigger.metadata.query).toContain(`queue_jobs{${selector},state=~"waiting|prioritized"}`);
+    expect(trigger.metadata.query).toContain(`intake_backlog{${selector}}`);
+    // KEDA owns the worker's count (its own HPA); the apis keep the chart's HPA on CPU.
+    const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => o.metadata.name);
+    expect(hpas.sort()).toEqual(
+      ['account-api', 'content-publishing-api', 'content-watcher-api', 'content-watcher-worker']
+        .map((name) => `${PREFIX}-${name}`)
+        .sort(),
+    );
+    for (const name of ['account-worker', 'content-publishing-worker'])
+      expect(named(objects, 'Deployment', `${PREFIX}-${name}`)!.spec.replicas).toBeUndefined();
+    const budget = named(objects, 'PodDisruptionBudget', `${PREFIX}-content-publishing-worker`);
+    expect(budget).toBeDefined();
+    expect(named(objects, 'PodDisruptionBudget', `${PREFIX}-account-worker`)).toBeUndefined();
+  });
+
+  it('KEDA facts: what KEDA refuses or drops is found in a ScaledObject', () => {
+    const good = {
+      apiVersion: 'keda.sh/v1alpha1',
+      kind: 'ScaledObject',
+      metadata: { name: 'w' },
+      spec: {
+        scaleTargetRef: { name: 'w' },
+        minReplicaCount: 1,
+        maxReplicaCount: 3,
+        triggers: [{ type: 'prometheus', metadata: { serverAddress: 'http://p:9090', query: 'up', threshold: '5' } }],
+      },
+    };
+    expect(scaledObjectProblems(good)).toEqual([]);
+    const bad = {
+      ...good,
+      spec: {
+        ...good.spec,
+        minReplicaCount: 4,
+        pollingIntervall: 5,
+        triggers: [{ type: 'prometheus', metricType: 'Average', metadata: { query: 'up', threshold: 'many' } }],
+      },
+    };
+    expect(scaledObjectProblems(bad)).toEqual([
+      'ScaledObject w: spec.pollingIntervall is no field of the CRD',
+      'ScaledObject w: minReplicaCount 4 is above maxReplicaCount 3',
+      'ScaledObject w: triggers[0].metricType Average is not one of AverageValue, Value, Utilization',
+      'ScaledObject w: triggers[0]: the prometheus trigger needs metadata.serverAddress',
+      'ScaledObject w: triggers[0].metadata.threshold must be a number',
+    ]);
+  });
+
+  it("KEDA needs Prometheus and the ServiceMonitors, and excludes the chart's HPA on the same worker", async () => {
+    const message = await refusal({
+      ...REQUIRED,
+      componentDefaults: { autoscaling: { enabled: true }, keda: { enabled: true, minReplicas: 3, maxReplicas: 2 } },
+    });
+    expect(message).toContain('account.worker.autoscaling.enabled=false');
+    expect(message).toContain('contentWatcher.worker.keda.prometheusServerAddress');
+    expect(message).toContain('contentPublishing.worker.keda.maxReplicas: at least keda.minReplicas (3)');
+    expect(message).toContain(
+      'metrics.serviceMonitor.enabled=true: KEDA scales account-worker, content-publishing-worker',
+    );
+    // Never below one worker: a worker also follows the chain (finalization, the watcher's scan).
+    const zero = await refusal({ ...REQUIRED, componentDefaults: { keda: { minReplicas: 0 } } });
+    expect(zero).toMatch(/schema/i);
+    expect(zero).toContain('minReplicas');
+  });
+
+  it("tracing on: every component gets the collector's endpoint, and may reach it through its NetworkPolicy", async () => {
+    const objects = await renderSet('KEDA and tracing on');
+    for (const service of ['account', 'content-publishing', 'content-watcher'])
+      expect(named(objects, 'ConfigMap', `${PREFIX}-${service}`)!.data!.OTEL_EXPORTER_OTLP_ENDPOINT).toBe(
+        'http://otel-collector.monitoring:4318',
+      );
+    for (const name of COMPONENTS.map((component) => component.name)) {
+      const policy = named(objects, 'NetworkPolicy', `${PREFIX}-${name}`)!;
+      expect(policy.spec.egress).toContainEqual({
+        to: [{ namespaceSelector: {} }],
+        ports: [{ port: 4318, protocol: 'TCP' }],
+      });
+    }
+    const off = await renderSet('defaults');
+    expect(named(off, 'ConfigMap', `${PREFIX}-account`)!.data!.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
   });
 
   it('everything optional on: ServiceMonitors, the devchain as the chain, Redis exporter, hosts with TLS', async () => {

@@ -23,6 +23,9 @@
 {{- with $root.Values.outbound.allowedDestinations -}}
 {{- $_ := set $data "OUTBOUND_ALLOWED_DESTINATIONS" (join "," .) -}}
 {{- end -}}
+{{- with $root.Values.tracing.otlpEndpoint -}}
+{{- $_ := set $data "OTEL_EXPORTER_OTLP_ENDPOINT" . -}}
+{{- end -}}
 {{- if eq $c.service "content-publishing" -}}
 {{- $_ := set $data "FILE_UPLOAD_MAX_SIZE_IN_BYTES" (toString (int64 $root.Values.contentPublishing.api.maxUploadBytes)) -}}
 {{- end -}}

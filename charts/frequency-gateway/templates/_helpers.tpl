@@ -61,6 +61,11 @@ the component's own values (`<service>.<role>`).
 {{- toYaml $out -}}
 {{- end -}}
 
+{{- /* Non-empty when something else owns the component's replica count: its HPA, or KEDA for a worker. */ -}}
+{{- define "gateway.autoscaled" -}}
+{{- if or .settings.autoscaling.enabled (and (eq .role "worker") .settings.keda.enabled) -}}true{{- end -}}
+{{- end -}}
+
 {{- define "gateway.componentLabels" -}}
 {{ include "gateway.labels" .root }}
 app.kubernetes.io/component: {{ .name }}

@@ -1,7 +1,12 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Call } from '@polkadot/types/interfaces';
+<<<<<<< HEAD
 import { SubmissionError, submissionError } from './transactionErrors.js';
+=======
+import { inSpan, SpanKind } from '@frequency-gateway/platform';
+import { SubmissionError, submissionError } from './errors.js';
+>>>>>>> h/tracing
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
 
@@ -77,6 +82,18 @@ export class CapacitySubmitter {
    * and signs again (the record of the refused attempt expires harmlessly with its era).
    */
   async submit(calls: Call[], beforeSubmit?: BeforeSubmit): Promise<SignedTransaction> {
+    return inSpan(
+      'chain submit',
+      { kind: SpanKind.CLIENT, attributes: { 'chain.calls': calls.length } },
+      async (span) => {
+        const transaction = await this.signAndSubmit(calls, beforeSubmit);
+        span.setAttributes({ 'chain.tx_hash': transaction.hash, 'chain.nonce': transaction.nonce });
+        return transaction;
+      },
+    );
+  }
+
+  private async signAndSubmit(calls: Call[], beforeSubmit?: BeforeSubmit): Promise<SignedTransaction> {
     const attempts = this.options.attempts ?? 3;
     for (let attempt = 1; ; attempt++) {
       const transaction = await this.sign(calls);

@@ -1,6 +1,11 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ChainableCommander, Redis } from 'ioredis';
+<<<<<<< HEAD
 import { decodeDispatchError, type ChainError } from './transactionErrors.js';
+=======
+import { currentTraceCarrier, inSpan, type TraceCarrier } from '@frequency-gateway/platform';
+import { decodeDispatchError, type ChainError } from './errors.js';
+>>>>>>> h/tracing
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {
@@ -35,6 +40,9 @@ interface PendingRecord {
   birth: number;
   death: number;
   nonce: number;
+  /** With tracing on: when the transaction was recorded, and the span that submitted it. */
+  recordedAt?: number;
+  trace?: TraceCarrier;
 }
 
 /**
@@ -71,7 +79,15 @@ export class TransactionTracker {
     jobs: string[],
     also?: (multi: ChainableCommander) => void,
   ): Promise<void> {
-    const record: PendingRecord = { birth: transaction.birth, death: transaction.death, nonce: transaction.nonce };
+    const trace = currentTraceCarrier();
+    const record: PendingRecord = {
+      birth: transaction.birth,
+      death: transaction.death,
+      nonce: transaction.nonce,
+      // The finalization span continues the submitter's trace, from the moment of recording, in whichever
+      // replica scans the block.
+      ...(trace ? { trace, recordedAt: Date.now() } : {}),
+    };
     const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
     if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
     also?.(multi);
@@ -106,9 +122,25 @@ export class TransactionTracker {
     return new Map(Object.entries(entries).map(([hash, json]) => [hash, JSON.parse(json) as PendingRecord]));
   }
 
-  private async settle(outcome: Settled): Promise<void> {
-    const jobs = await this.redis.smembers(this.jobsKey(outcome.txHash));
-    await this.options.onOutcome({ ...outcome, jobs: jobs.sort() } as TransactionOutcome);
+  private async settle(outcome: Settled, record: PendingRecord | undefined): Promise<void> {
+    const trace = record?.trace;
+    // From recording to the outcome; what the outcome causes (jobs, webhooks) belongs to the same trace.
+    await inSpan(
+      'chain finalization',
+      {
+        ...(trace ? { parent: trace } : {}),
+        ...(record?.recordedAt !== undefined ? { startTime: record.recordedAt } : {}),
+        attributes: {
+          'chain.tx_hash': outcome.txHash,
+          'chain.outcome': outcome.status,
+          'chain.block_number': outcome.blockNumber,
+        },
+      },
+      async () => {
+        const jobs = await this.redis.smembers(this.jobsKey(outcome.txHash));
+        await this.options.onOutcome({ ...outcome, jobs: jobs.sort() } as TransactionOutcome);
+      },
+    );
     await this.redis.multi().hdel(this.pendingKey, outcome.txHash).del(this.jobsKey(outcome.txHash)).exec();
   }
 
@@ -185,15 +217,15 @@ export class TransactionTracker {
       const base = { txHash: txHash as `0x${string}`, blockNumber: number, blockHash: blockHash.toHex(), events: list };
       if (failed && this.api.events.system.ExtrinsicFailed.is(failed.event)) {
         const error = decodeDispatchError(this.api, failed.event.data.dispatchError);
-        await this.settle({ ...base, status: 'failed', error });
+        await this.settle({ ...base, status: 'failed', error }, pending.get(txHash));
       } else {
-        await this.settle({ ...base, status: 'succeeded' });
+        await this.settle({ ...base, status: 'succeeded' }, pending.get(txHash));
       }
     }
     // Valid in blocks birth..death-1: once block death-1 is scanned without it, it can never be included.
     for (const [txHash, record] of pending) {
       if (!found.has(txHash) && record.death <= number + 1)
-        await this.settle({ txHash: txHash as `0x${string}`, status: 'expired', blockNumber: number });
+        await this.settle({ txHash: txHash as `0x${string}`, status: 'expired', blockNumber: number }, record);
     }
   }
 }

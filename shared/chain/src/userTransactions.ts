@@ -1,3 +1,4 @@
+import { inSpan, SpanKind } from '@frequency-gateway/platform';
 import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { ExtrinsicPayload } from '@polkadot/types/interfaces';
@@ -163,13 +164,16 @@ export class UserTransactions {
       death: checked.death,
       extrinsic,
     };
-    await beforeSubmit?.(transaction);
-    try {
-      await this.api.rpc.author.submitExtrinsic(extrinsic);
-    } catch (error) {
-      throw submissionError(error);
-    }
-    return transaction;
+    const attributes = { 'chain.tx_hash': transaction.hash, 'chain.user_signed': true };
+    return inSpan('chain submit', { kind: SpanKind.CLIENT, attributes }, async () => {
+      await beforeSubmit?.(transaction);
+      try {
+        await this.api.rpc.author.submitExtrinsic(extrinsic);
+      } catch (error) {
+        throw submissionError(error);
+      }
+      return transaction;
+    });
   }
 
   /**

@@ -5,3 +5,4 @@ export * from './kubo.js';
 export * from './webhookReceiver.js';
 export * from './processes.js';
 export * from './jsonCall.js';
+export * from './otlpReceiver.js';

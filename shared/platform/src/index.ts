@@ -11,3 +11,4 @@ export * from './redis/index.js';
 export * from './component/index.js';
 export * from './requests/index.js';
 export * from './outbound/index.js';
+export * from './tracing/index.js';

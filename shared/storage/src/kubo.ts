@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { inSpan, SpanKind } from '@frequency-gateway/platform';
 import { create, type KuboRPCClient } from 'kubo-rpc-client';
 import { ContentTooLargeError, StreamMeter, dsnpHash, parseCid } from './hash.js';
 import {
@@ -108,10 +109,12 @@ export class KuboStore implements ContentStore {
       progress: 'false',
       'wrap-with-directory': String(options.wrap ?? false),
     });
-    const text = await postStream(`${this.url}/api/v0/add?${query}`, body(), {
-      headers: { ...this.headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const text = await inSpan('ipfs add', { kind: SpanKind.CLIENT, attributes: { 'ipfs.parts': parts.length } }, () =>
+      postStream(`${this.url}/api/v0/add?${query}`, body(), {
+        headers: { ...this.headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
     return text
       .trim()
       .split('\n')
@@ -133,10 +136,12 @@ export class KuboStore implements ContentStore {
     if (!parsed) return undefined;
     try {
       // offline: answer from local blocks only, never wait on the network for a CID we do not have.
-      const stat = await this.client.files.stat(`/ipfs/${parsed.toString()}`, {
-        offline: true,
-        ...(options.signal ? { signal: options.signal } : {}),
-      } as Parameters<KuboRPCClient['files']['stat']>[1]);
+      const stat = await inSpan('ipfs stat', { kind: SpanKind.CLIENT, attributes: { 'ipfs.cid': cid } }, () =>
+        this.client.files.stat(`/ipfs/${parsed.toString()}`, {
+          offline: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+        } as Parameters<KuboRPCClient['files']['stat']>[1]),
+      );
       return { cid: parsed.toString(), size: Number(stat.size) };
     } catch {
       return undefined;
@@ -150,7 +155,9 @@ export class KuboStore implements ContentStore {
   async pin(cid: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     const parsed = parseCid(cid);
     if (!parsed) throw new ContentNotFoundError(cid);
-    await this.client.pin.add(parsed, options.signal ? { signal: options.signal } : {});
+    await inSpan('ipfs pin', { kind: SpanKind.CLIENT, attributes: { 'ipfs.cid': cid } }, () =>
+      this.client.pin.add(parsed, options.signal ? { signal: options.signal } : {}),
+    );
   }
 
   async probe(signal: AbortSignal): Promise<void> {

@@ -6,8 +6,10 @@ import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import { scaledObjectProblems } from './kedaScaledObject.js';
 
 /** A rendered manifest, loosely typed: tests read what they need from it. */
 export interface K8sObject {
@@ -23,7 +25,7 @@ interface Validating {
   validate(): void;
 }
 
-/** The Kubernetes and prometheus-operator schema of every kind the chart may render. */
+/** The Kubernetes, prometheus-operator and KEDA schema of every kind the chart may render. */
 const MODELS: Record<string, new (data: never) => Validating> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Pod': Pod,
@@ -40,6 +42,7 @@ const MODELS: Record<string, new (data: never) => Validating> = {
   'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'keda.sh/v1alpha1/ScaledObject': ScaledObject,
 };
 
 /** Problems of one object against its schema; a kind without a schema here is a problem too. */
@@ -47,11 +50,13 @@ export function schemaProblems(object: K8sObject): string[] {
   const Model = MODELS[`${object.apiVersion}/${object.kind}`];
   const where = `${object.kind} ${object.metadata?.name}`;
   if (!Model) return [`${where}: no schema known for ${object.apiVersion} ${object.kind}`];
+  // KEDA's CRD bounds and its admission and scaler checks, which its model does not know.
+  const facts = object.kind === 'ScaledObject' ? scaledObjectProblems(object) : [];
   try {
     new Model(object as never).validate();
-    return [];
+    return facts;
   } catch (error) {
-    return [`${where}: ${(error as Error).message}`];
+    return [`${where}: ${(error as Error).message}`, ...facts];
   }
 }
 

@@ -18,6 +18,8 @@ export interface ComponentProcessOptions {
   compiled?: boolean;
   /** More Node arguments. */
   nodeArgs?: string[];
+  /** Collects the lines the process writes to stdout (its log). */
+  output?: string[];
 }
 
 function spawnComponent(
@@ -29,6 +31,7 @@ function spawnComponent(
   return spawnServer([options.compiled ? BUILT_MAIN : MAIN, role], env, {
     node: [...node, ...(options.nodeArgs ?? [])],
     ...(role === 'worker' ? { portVariable: 'WORKER_API_PORT' } : {}),
+    ...(options.output ? { output: options.output } : {}),
   });
 }
 

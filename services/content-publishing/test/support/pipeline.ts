@@ -45,6 +45,12 @@ export interface PipelineOptions {
   finalityLag?: number;
   /** Environment of every worker (BATCH_MAX_COUNT, WEBHOOK_BASE_URL, ...). */
   workerEnv?: Record<string, string>;
+  /** More environment of the api. */
+  apiEnv?: Record<string, string>;
+  /** Collects the log lines (stdout) of the api. */
+  apiLogs?: string[];
+  /** Collects the log lines (stdout) of every worker. */
+  workerLogs?: string[];
   workers?: number;
   /** Extra genesis (users and delegations), as the devchain's --genesis file takes it. */
   genesis?: object;
@@ -81,10 +87,16 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
     ...options.workerEnv,
   };
-  const [api, chain] = await Promise.all([spawnApi(common), connectChain({ url: devchain.url })]);
+  const [api, chain] = await Promise.all([
+    spawnApi({ ...common, ...options.apiEnv }, options.apiLogs ? { output: options.apiLogs } : {}),
+    connectChain({ url: devchain.url }),
+  ]);
   const workers: ApiProcess[] = [];
   const startWorker = async (env: Record<string, string> = {}) => {
-    const worker = await spawnWorker({ ...workerEnv, ...env });
+    const worker = await spawnWorker(
+      { ...workerEnv, ...env },
+      options.workerLogs ? { output: options.workerLogs } : {},
+    );
     workers.push(worker);
     await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'worker ready');
     return worker;

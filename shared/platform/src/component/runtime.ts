@@ -19,6 +19,7 @@ import { guardProcess, Shutdown } from '../lifecycle/index.js';
 import { createLogger, routeConsoleToLogger, secretScrubber, type Logger } from '../logging/index.js';
 import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
 import { JobQueues, queueBoard, queueBoardSettings } from '../queues/index.js';
+import { startTracing } from '../tracing/index.js';
 import {
   openRedis,
   RedisAvailability,
@@ -154,6 +155,7 @@ function componentHttpApp<C>(
     ],
     mounts,
     ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
+    tracing: common.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
     ...(api.HTTP_JSON_LIMIT ? { jsonLimit: api.HTTP_JSON_LIMIT } : {}),
     ...(api.HTTP_BASE_PATH ? { basePath: api.HTTP_BASE_PATH } : {}),
     ...(api.HTTP_TRUST_PROXY !== undefined ? { trustProxy: api.HTTP_TRUST_PROXY } : {}),
@@ -202,7 +204,14 @@ export async function startComponent<S extends ConfigSpec>(
     level: common.LOG_LEVEL,
     pretty: common.LOG_PRETTY,
     secrets,
+    traceIds: common.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const tracing = await startTracing({
+    endpoint: common.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: definition.name,
+    serviceVersion: definition.version,
+    logger,
   });
   if (options.handleSignals) {
     // The component owns the process: a failure nobody handled ends it on purpose, with its cause logged, and
@@ -279,7 +288,8 @@ export async function startComponent<S extends ConfigSpec>(
       readiness.stop();
       eventLoop.stop();
       for (const connection of [redis, failFastRedis]) connection.disconnect();
-    });
+    })
+    .step('export the last spans', () => tracing?.shutdown());
   if (options.handleSignals) shutdown.installSignalHandlers();
 
   return { runtime, server, url: server.url, stop: () => shutdown.run('stop requested') };

@@ -56,6 +56,11 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
       positiveMs(2_000),
       'How often candidates try to acquire and leaders renew a lease',
     ),
+    OTEL_EXPORTER_OTLP_ENDPOINT: variable(
+      z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+      'OpenTelemetry collector (OTLP over HTTP, JSON bodies) to which the component sends its traces, at `<endpoint>/v1/traces`: one trace per request from the HTTP call through its queue jobs, IPFS and chain calls to the webhook (`traceparent` header), and `trace_id`/`span_id` on the log lines written inside it. Unset: tracing off, the SDK is not even loaded',
+      { example: 'http://otel-collector.monitoring:4318' },
+    ),
     POD_NAME: variable(
       z.string().optional(),
       'Set by the chart from the downward API; with POD_NAMESPACE, inside a cluster, selects Kubernetes Leases and readiness events on the pod',

@@ -10,6 +10,7 @@ import { errorEnvelope, HttpError } from './errors.js';
 import { buildOpenApiDocument, type ApiInfo, type OpenApiDocument, type WebhookSpec } from './openapi.js';
 import { rateLimit, type RateWindow } from './rateLimit.js';
 import { requestContext } from './requestContext.js';
+import { traceRequests } from './requestSpans.js';
 import { expressPath, type Route } from './route.js';
 import type { TrustProxy } from './trustProxy.js';
 import { validateInput } from './validation.js';
@@ -45,6 +46,8 @@ export interface HttpAppOptions {
    * 503's message and the cause to log (the error that says why); undefined for any other error, a 500.
    */
   dependencyFailure?: (error: unknown) => { message: string; cause: unknown } | undefined;
+  /** Tracing is on: each request (but probes and scrapes) is a server span, the parent of what it causes. */
+  tracing?: boolean;
 }
 
 export interface HttpApp {
@@ -138,6 +141,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.set('trust proxy', options.trustProxy ?? false);
   if (options.basePath) app.use(servePathPrefix(options.basePath));
   const duration = createHttpDurationHistogram(options.metrics);
+  // The span first, so that the request's access line is written inside it and carries its trace id.
+  if (options.tracing) app.use(traceRequests());
   app.use(requestContext(app, options.logger, duration));
 
   // Who is calling and how often, before anything else reads the request: tokens name the client for the

@@ -6,7 +6,7 @@ import type { Logger } from '../logging/index.js';
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Requests that probes and scrapers make every few seconds; logged at debug, whatever their status, so they do not drown the rest. */
-const QUIET_PATHS = new Set(['/livez', '/readyz', '/healthz', '/metrics']);
+export const QUIET_PATHS = new Set(['/livez', '/readyz', '/healthz', '/metrics']);
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -1,5 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
+import { activeTraceIds } from '../tracing/spans.js';
 
 export type { Logger } from 'pino';
 
@@ -33,6 +34,8 @@ export interface LoggerSettings {
   /** Where lines go; stdout by default. Tests pass a stream to read them back. */
   destination?: NodeJS.WritableStream;
   base?: Record<string, unknown>;
+  /** Tracing is on: a line written inside a span carries its `trace_id` and `span_id`. */
+  traceIds?: boolean;
 }
 
 /**
@@ -55,6 +58,8 @@ export function createLogger(settings: LoggerSettings): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     ...(scrub ? { hooks: { streamWrite: scrub } } : {}),
+    // Only with tracing on: off, no line pays for looking up a span.
+    ...(settings.traceIds ? { mixin: () => activeTraceIds() ?? {} } : {}),
   };
   const destination =
     settings.destination ??

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { inSpan, SpanKind, traceHeaders } from '../tracing/index.js';
 import type { OutboundPolicy, ResolvedAddress } from './policy.js';
 
 export interface OutboundPostRequest {
@@ -49,6 +50,29 @@ export async function postOutbound(
   url: string | URL,
   request: OutboundPostRequest,
 ): Promise<OutboundAnswer> {
+  // A client span whose context the receiver gets as `traceparent`, so that its own trace continues ours.
+  return inSpan(
+    'POST',
+    { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST', 'url.full': spanUrl(url) } },
+    async (span) => {
+      const answer = await send(policy, url, { ...request, headers: { ...request.headers, ...traceHeaders() } });
+      span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    },
+  );
+}
+
+/** The URL as a span shows it: no credentials, no query (a receiver's URL may carry a token there). */
+function spanUrl(url: string | URL): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'invalid URL';
+  }
+}
+
+async function send(policy: OutboundPolicy, url: string | URL, request: OutboundPostRequest): Promise<OutboundAnswer> {
   const destination = await policy.destination(url, request.signal);
   const target = destination.url;
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

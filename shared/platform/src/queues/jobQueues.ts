@@ -5,6 +5,7 @@ import type { Logger } from '../logging/index.js';
 import { openRedis, RedisAvailability, redisFailureOf } from '../redis/index.js';
 import { failFastBackend } from './failFastBackend.js';
 import { isLastAttempt } from './retention.js';
+import { inSpan, SpanKind, takeTraceContext, withTraceContext } from '../tracing/index.js';
 
 export { DelayedError, UnrecoverableError } from 'bullmq';
 export type { Job, JobsOptions } from 'bullmq';
@@ -108,6 +109,7 @@ export class JobQueues {
         failFastBackend(this.producer, this.availability, this.prefix),
       );
       queue.on('error', (error) => this.reportError(error, { queue: name }, 'queue error'));
+      carryTraceContext(queue);
       this.queues.set(name, queue);
     }
     return queue as unknown as Queue<T, R>;
@@ -120,36 +122,30 @@ export class JobQueues {
   /** Starts consuming a queue. The processor's outcome and duration are measured here. */
   worker<T, R>(name: string, processor: JobProcessor<T, R>, options: WorkerOptions<T, R> = {}): Worker<T, R> {
     this.queue(name);
-    const logger = this.options.logger;
     const worker = new Worker<T, R>(
       name,
       async (job, token) => {
-        const log = logger.child({ queue: name, jobId: job.id });
-        const started = process.hrtime.bigint();
-        const observe = (outcome: 'completed' | 'failed' | 'delayed') => {
-          this.outcomes.inc({ queue: name, outcome });
-          this.durations.observe({ queue: name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
-        };
-        try {
-          const result = await processor(job, { log, token });
-          observe('completed');
-          return result;
-        } catch (error) {
-          // The processor put the job back to wait (moveToDelayed): not a failure.
-          if (error instanceof DelayedError) {
-            observe('delayed');
-            throw error;
-          }
-          observe('failed');
-          log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'job failed');
-          if (options.lastAttemptFailed && isLastAttempt(job))
-            await options
-              .lastAttemptFailed(job, error)
-              .catch((cause: unknown) =>
-                log.error({ err: cause }, 'could not end the request of a job that failed its last attempt'),
-              );
-          throw error;
-        }
+        // The span that queued the job is the parent of its processing, in whichever process that was.
+        const { data, carrier } = takeTraceContext(job.data);
+        job.data = data as T;
+        return inSpan(
+          `${name} process`,
+          {
+            kind: SpanKind.CONSUMER,
+            ...(carrier ? { parent: carrier } : {}),
+            // Put back to wait for later (moveToDelayed) is not a failure.
+            notFailure: (error) => error instanceof DelayedError,
+            attributes: {
+              'messaging.system': 'bullmq',
+              'messaging.destination.name': name,
+              'messaging.operation.name': 'process',
+              'messaging.message.id': job.id ?? '',
+              'gateway.job_name': job.name,
+              'gateway.attempt': job.attemptsMade + 1,
+            },
+          },
+          () => this.process(name, job, token, processor, options),
+        );
       },
       {
         connection: this.consumerConnection,
@@ -161,6 +157,42 @@ export class JobQueues {
     worker.on('error', (error) => this.reportError(error, { queue: name }, 'worker error'));
     this.workers.push(worker);
     return worker;
+  }
+
+  /** Runs one job: its outcome and duration are measured, a failure logged, a last failed attempt handed on. */
+  private async process<T, R>(
+    name: string,
+    job: Job<T, R>,
+    token: string | undefined,
+    processor: JobProcessor<T, R>,
+    options: WorkerOptions<T, R>,
+  ): Promise<R> {
+    const log = this.options.logger.child({ queue: name, jobId: job.id });
+    const started = process.hrtime.bigint();
+    const observe = (outcome: 'completed' | 'failed' | 'delayed') => {
+      this.outcomes.inc({ queue: name, outcome });
+      this.durations.observe({ queue: name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    try {
+      const result = await processor(job, { log, token });
+      observe('completed');
+      return result;
+    } catch (error) {
+      // The processor put the job back to wait (moveToDelayed): not a failure.
+      if (error instanceof DelayedError) {
+        observe('delayed');
+        throw error;
+      }
+      observe('failed');
+      log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'job failed');
+      if (options.lastAttemptFailed && isLastAttempt(job))
+        await options
+          .lastAttemptFailed(job, error)
+          .catch((cause: unknown) =>
+            log.error({ err: cause }, 'could not end the request of a job that failed its last attempt'),
+          );
+      throw error;
+    }
   }
 
   /**
@@ -191,4 +223,15 @@ export class JobQueues {
     this.producer.disconnect();
     this.consumerConnection.disconnect();
   }
+}
+
+/**
+ * Every job queued inside a span carries its trace context in its data (see withTraceContext), whichever
+ * service code adds it: the queue's own add and addBulk are wrapped once, here. Outside a span nothing changes.
+ */
+function carryTraceContext(queue: Queue): void {
+  const add = queue.add.bind(queue);
+  const addBulk = queue.addBulk.bind(queue);
+  queue.add = (name, data, opts) => add(name, withTraceContext(data), opts);
+  queue.addBulk = (jobs) => addBulk(jobs.map((job) => ({ ...job, data: withTraceContext(job.data) })));
 }

@@ -4,6 +4,7 @@ import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
 import { JOB_RETENTION, type JobsOptions } from '../queues/index.js';
 import { TurnBatch, type ItemOutcome } from '../redis/turnBatch.js';
+import { withTraceContext } from '../tracing/index.js';
 import type { RequestStatusStore } from './requestStatusStore.js';
 
 /** JSON with object keys sorted at every level and bigints as decimal strings: one text per value. */
@@ -134,7 +135,8 @@ export class Intake {
       referenceId,
       queue: request.queue,
       name: typeof request.jobName === 'string' ? request.jobName : request.jobName(referenceId),
-      data: JSON.stringify(request.job(referenceId)),
+      // The job's processing continues the request's trace, through the relay and whichever worker takes it.
+      data: JSON.stringify(withTraceContext(request.job(referenceId))),
       opts: this.jobOptionsOf(request.queue),
     };
     try {

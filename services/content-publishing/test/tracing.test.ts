@@ -1,0 +1,85 @@
+import {
+  ancestryOf,
+  startOtlpReceiver,
+  traceBehind,
+  startWebhookReceiver,
+  waitUntil,
+  type OtlpReceiver,
+  type WebhookReceiver,
+} from '@frequency-gateway/devstack';
+import { startPipeline, type PipelineStack } from './support/pipeline.js';
+import { call } from './support/stack.js';
+
+describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worker', () => {
+  let collector: OtlpReceiver;
+  let receiver: WebhookReceiver;
+  let stack: PipelineStack;
+  const workerLogs: string[] = [];
+  const apiLogs: string[] = [];
+
+  beforeAll(async () => {
+    [collector, receiver] = await Promise.all([startOtlpReceiver(), startWebhookReceiver()]);
+    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, LOG_LEVEL: 'info' };
+    stack = await startPipeline({
+      apiEnv: tracing,
+      workerEnv: { ...tracing, WEBHOOK_BASE_URL: receiver.url },
+      workerLogs,
+      apiLogs,
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await Promise.all([receiver?.stop(), collector?.stop()]);
+  });
+
+  it('a broadcast is one trace from the request through IPFS and the chain to the webhook', async () => {
+    const answer = await call(stack.api.url, 'POST', '/v1/content/2/broadcast', {
+      content: { content: 'traced', published: '2026-11-21T10:00:00.000Z' },
+    });
+    expect(answer.status).toBe(202);
+    const referenceId = answer.body.referenceId as string;
+    await waitUntil(
+      async () =>
+        receiver.received.find((delivery) => (delivery.body as { referenceId?: string }).referenceId === referenceId),
+      60_000,
+      'the webhook of the broadcast',
+    );
+    const delivery = receiver.received.find(
+      (received) => (received.body as { referenceId?: string }).referenceId === referenceId,
+    )!;
+    // One trace from the webhook's sender up to the request; the receiver got its traceparent.
+    const { traceId, path, spans: trace } = await traceBehind(collector, delivery.headers.traceparent);
+    expect(path).toEqual([
+      'content-publishing-worker: POST',
+      'content-publishing-worker: webhookQueue process',
+      'content-publishing-worker: chain finalization',
+      'content-publishing-worker: chain submit',
+      'content-publishing-worker: publishQueue process',
+      'content-publishing-worker: batchQueue process',
+      'content-publishing-worker: requestQueue process',
+      'content-publishing-api: POST /v1/content/{msaId}/broadcast',
+    ]);
+    const root = 'content-publishing-api: POST /v1/content/{msaId}/broadcast';
+    for (const span of trace) expect(ancestryOf(trace, span.spanId).at(-1)).toBe(root);
+    expect(trace.filter((span) => span.statusCode === 2)).toEqual([]);
+    // The batch file went to Kubo inside the batch's job, as a client span of it.
+    const batchJob = trace.find((span) => span.name === 'batchQueue process')!;
+    expect(trace.filter((span) => span.name === 'ipfs add' && span.parentSpanId === batchJob.spanId)).not.toEqual([]);
+    expect(trace.find((span) => span.name === 'chain finalization')!.attributes['chain.outcome']).toBe('succeeded');
+
+    // Log lines written inside the trace name it: the api's access line, the worker's lines of its jobs.
+    const inTrace = (lines: string[]) =>
+      lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.trace_id === traceId);
+    expect(inTrace(apiLogs)).toContainEqual(
+      expect.objectContaining({
+        msg: 'request',
+        route: '/v1/content/{msaId}/broadcast',
+        span_id: trace.find((span) => span.parentSpanId === undefined)!.spanId,
+      }),
+    );
+    const spanIds = new Set(trace.map((span) => span.spanId));
+    const workerLines = inTrace(workerLogs);
+    expect(workerLines).not.toEqual([]);
+    for (const line of workerLines) expect(spanIds.has(line.span_id as string)).toBe(true);
+  }, 120_000);
+});

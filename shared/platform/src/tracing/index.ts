@@ -1,0 +1,20 @@
+export {
+  activeTraceIds,
+  bindEmitter,
+  contextFrom,
+  currentTraceCarrier,
+  inSpan,
+  recordFailure,
+  SpanKind,
+  startSpan,
+  takeTraceContext,
+  TRACE_CONTEXT_FIELD,
+  traceHeaders,
+  withContext,
+  withTraceContext,
+  type Attributes,
+  type Span,
+  type SpanOptions,
+  type TraceCarrier,
+} from './spans.js';
+export * from './sdk.js';
