@@ -1,12 +1,8 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Call } from '@polkadot/types/interfaces';
-<<<<<<< HEAD
-import { SubmissionError, submissionError } from './transactionErrors.js';
-=======
 import { inSpan, SpanKind } from '@frequency-gateway/platform';
-import { SubmissionError, submissionError } from './errors.js';
->>>>>>> h/tracing
+import { SubmissionError, submissionError } from './transactionErrors.js';
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
 

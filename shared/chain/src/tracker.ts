@@ -1,11 +1,7 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ChainableCommander, Redis } from 'ioredis';
-<<<<<<< HEAD
-import { decodeDispatchError, type ChainError } from './transactionErrors.js';
-=======
 import { currentTraceCarrier, inSpan, type TraceCarrier } from '@frequency-gateway/platform';
-import { decodeDispatchError, type ChainError } from './errors.js';
->>>>>>> h/tracing
+import { decodeDispatchError, type ChainError } from './transactionErrors.js';
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {
