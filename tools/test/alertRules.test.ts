@@ -2,20 +2,16 @@
 // accepted by `promtool check rules`, and each alert proven by `promtool test rules` (tools/test/alerts) to fire on
 // a series that should fire it and to stay silent on one that should not; every alert links a runbook section
 // that exists in docs/runbooks.md.
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { findTool } from '@frequency-gateway/devstack';
 import { repositoryRoot } from '../src/components.js';
 import { chartHelm, named, PREFIX, REQUIRED } from './chartRendering.js';
 import { schemaProblems, type K8sObject } from './support/kubernetesObjects.js';
+import { runPromtool } from './support/promtool.js';
 
-const run = promisify(execFile);
 const { render, refusal } = chartHelm();
-const promtool = findTool('promtool', 'PROMTOOL_BIN');
 const RULE_TESTS = join(repositoryRoot, 'tools', 'test', 'alerts', 'rules.promtool.yaml');
 const RUNBOOKS = join(repositoryRoot, 'docs', 'runbooks.md');
 const MONITORED = { ...REQUIRED, metrics: { serviceMonitor: { enabled: true } } };
@@ -34,24 +30,6 @@ interface RuleGroup<Rule = AlertingRule> {
 type BareRule = Omit<AlertingRule, 'annotations'>;
 interface RuleTestFile {
   tests: { name: string; alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
-}
-
-/** promtool, or a failure naming how to get it: a missing tool never skips these tests, under CI or not. */
-function requirePromtool(): string {
-  if (!promtool)
-    throw new Error('missing: promtool — build it with `make tools` (tools/install-prometheus) or set PROMTOOL_BIN');
-  return promtool;
-}
-
-/** promtool's verdict: its output whether it passed or failed, and whether it passed. */
-async function runPromtool(args: string[], cwd: string): Promise<{ ok: boolean; output: string }> {
-  try {
-    const { stdout, stderr } = await run(requirePromtool(), args, { cwd, maxBuffer: 8 * 1024 * 1024 });
-    return { ok: true, output: stdout + stderr };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    return { ok: false, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` || failed.message };
-  }
 }
 
 const groupsOf = (objects: K8sObject[]): RuleGroup[] =>
