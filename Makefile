@@ -15,15 +15,16 @@ dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + e
 test: node_modules/.package-lock.json tools ## Type-check, lint, then every test but the cluster suites (real Redis, Kubo, Helm, real processes)
 	npm run typecheck
 	npm run lint
-	tools/check-tools redis-server ipfs helm st
+	tools/check-tools redis-server ipfs helm promtool st
 	npm test -- --ignoreProjects cluster
 
 test-cluster: node_modules/.package-lock.json tools ## The chart for real in the local cluster (root; starts it, builds and loads the images)
 	npm test -- --selectProjects cluster
 
-tools: ## Build the tools the tests run (Kubo, Helm; schemathesis from PyPI) into ~/.cache/frequency-gateway, once
+tools: ## Build the tools the tests run (Kubo, Helm, promtool; schemathesis from PyPI) into ~/.cache/frequency-gateway, once
 	tools/install-kubo
 	tools/install-helm
+	tools/install-prometheus
 	tools/install-schemathesis
 
 typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every package and test

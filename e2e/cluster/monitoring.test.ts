@@ -2,6 +2,8 @@
 // local cluster: the chart installed with `metrics.serviceMonitor.enabled=true` in a namespace of its own, every
 // component's target must be `up`, and after two broadcasts the gateway's own metrics must say what happened:
 // requests accepted, queue depth by queue and state, webhooks delivered (to a receiver Pod in the namespace).
+// Prometheus loads the chart's alerting rules (its PrometheusRule); the devchain scaled to 0 fires
+// GatewayChainUnreachable within its `for` and one evaluation interval, and scaling it back resolves it (printed).
 // Needs: the local cluster (make cluster, root); builds and starts the monitoring stack when it is missing.
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
@@ -19,13 +21,25 @@ import {
   runCommand,
   type PortForward,
 } from '../src/cluster/localCluster.js';
-import { activeTargets, query, scalar, type Target } from '../src/cluster/prometheusApi.js';
+import {
+  activeAlerts,
+  activeTargets,
+  alertingRules,
+  query,
+  scalar,
+  type Alert,
+  type Target,
+} from '../src/cluster/prometheusApi.js';
 
 const MONITORING_NAMESPACE = process.env.FG_MONITORING_NAMESPACE ?? 'monitoring';
 const RELEASE = 'gw';
 const FULLNAME = `${RELEASE}-frequency-gateway`;
 const COMPONENTS = GATEWAY_COMPONENTS.map(([service, role]) => `${service}-${role}`);
 const BROADCASTS = 2;
+// The chain alert's `for` in this suite (a value of the chart), and the Prometheus' evaluation interval
+// (tools/cluster/monitoring.yaml).
+const CHAIN_ALERT_FOR_SECONDS = 30;
+const EVALUATION_INTERVAL_SECONDS = 5;
 // The image built from this working tree, under a tag of this suite's own (the cluster and dockerd are shared).
 const IMAGE_REPOSITORY = 'frequency-gateway';
 const IMAGE_TAG = 'fg-observe';
@@ -145,6 +159,8 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
       'contentPublishing.config.BATCH_INTERVAL_SECONDS=2',
       '--set',
       `outbound.allowedDestinations={${receiverHost},10.244.0.0/16}`,
+      '--set',
+      `metrics.prometheusRule.alerts.chainUnreachable.for=${CHAIN_ALERT_FOR_SECONDS}s`,
     ]);
     const forward = await portForward(MONITORING_NAMESPACE, 'svc/prometheus-operated', 9090);
     forwards.push(forward);
@@ -245,5 +261,63 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
         line(`queue_jobs{queue="${sample.labels.queue}",state="${sample.labels.state}"}`, String(sample.value));
     },
     6 * 60_000,
+  );
+  it(
+    'loads the alerting rules; the devchain scaled to 0 fires GatewayChainUnreachable within its for and one evaluation, and back resolves it',
+    async () => {
+      const ownRules = async () =>
+        (await alertingRules(prometheus)).filter((rule) => rule.file.includes(`/${namespace}-${FULLNAME}-`));
+      const rules = await waitUntil(
+        async () => {
+          const loaded = await ownRules();
+          return loaded.length > 0 && loaded;
+        },
+        3 * 60_000,
+        "the chart's PrometheusRule loaded by Prometheus",
+      );
+      expect(rules).toHaveLength(13);
+      expect(rules.find((rule) => rule.alert === 'GatewayChainUnreachable')?.duration).toBe(CHAIN_ALERT_FOR_SECONDS);
+      line('alerting rules loaded', String(rules.length));
+
+      const chainAlerts = async (): Promise<Alert[]> =>
+        (await activeAlerts(prometheus)).filter(
+          (alert) => alert.labels.alertname === 'GatewayChainUnreachable' && alert.labels.namespace === namespace,
+        );
+      await waitUntil(async () => (await chainAlerts()).length === 0, 2 * 60_000, 'no chain alert before the test');
+
+      const devchain = `deployment/${FULLNAME}-devchain`;
+      const stopped = Date.now();
+      await kubectl(['-n', namespace, 'scale', devchain, '--replicas=0']);
+      let firing: Alert | undefined;
+      let firingSeenAt = 0;
+      try {
+        firing = await waitUntil(
+          async () => {
+            const found = (await chainAlerts()).find((alert) => alert.state === 'firing');
+            if (found) firingSeenAt = Date.now();
+            return found;
+          },
+          5 * 60_000,
+          'GatewayChainUnreachable firing',
+          500,
+        );
+      } finally {
+        await kubectl(['-n', namespace, 'scale', devchain, '--replicas=1']);
+      }
+      const restarted = Date.now();
+      const pendingAfter = (firing.activeAt.getTime() - stopped) / 1000;
+      const firingAfterPending = (firingSeenAt - firing.activeAt.getTime()) / 1000;
+      line('devchain scaled to 0 -> chain alert pending (s)', pendingAfter.toFixed(1));
+      line('chain alert pending -> firing seen (s)', firingAfterPending.toFixed(1));
+      line('devchain scaled to 0 -> chain alert firing (s)', ((firingSeenAt - stopped) / 1000).toFixed(1));
+      expect(firing.labels.severity).toBe('critical');
+      // Pending once the condition held; firing at the first evaluation after `for` (one poll of slack).
+      expect(firingAfterPending).toBeGreaterThanOrEqual(CHAIN_ALERT_FOR_SECONDS);
+      expect(firingAfterPending).toBeLessThanOrEqual(CHAIN_ALERT_FOR_SECONDS + EVALUATION_INTERVAL_SECONDS + 1);
+
+      await waitUntil(async () => (await chainAlerts()).length === 0, 5 * 60_000, 'GatewayChainUnreachable resolved');
+      line('devchain scaled back to 1 -> chain alert resolved (s)', ((Date.now() - restarted) / 1000).toFixed(1));
+    },
+    12 * 60_000,
   );
 });

@@ -103,7 +103,7 @@ const VALUE_SETS: Record<string, object> = {
       exposeQueues: true,
       annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
     },
-    metrics: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+    metrics: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } }, dashboards: { enabled: true } },
     componentDefaults: { autoscaling: { enabled: true }, priorityClassName: 'gateway' },
     account: { enabled: true, config: { SIWF_V2_URI_VALIDATION: 'https://app.example.net' } },
     contentPublishing: {

@@ -61,3 +61,37 @@ export async function activeTargets(baseUrl: string): Promise<Target[]> {
     };
   });
 }
+
+export interface Alert {
+  labels: Record<string, string>;
+  state: 'pending' | 'firing';
+  /** When its condition first held (the alert went pending). */
+  activeAt: Date;
+}
+
+/** The alerts pending or firing now. */
+export async function activeAlerts(baseUrl: string): Promise<Alert[]> {
+  const data = await call(baseUrl, 'alerts');
+  if (!Array.isArray(data.alerts)) throw new Error(`Prometheus alerts: ${JSON.stringify(data)}`);
+  return data.alerts.map((entry) => {
+    if (!isRecord(entry)) throw new Error(`Prometheus alert: ${JSON.stringify(entry)}`);
+    const state = String(entry.state);
+    if (state !== 'pending' && state !== 'firing') throw new Error(`Prometheus alert state: ${state}`);
+    return { labels: stringRecord(entry.labels, 'alert labels'), state, activeAt: new Date(String(entry.activeAt)) };
+  });
+}
+
+/** The alerting rules loaded, by the file (one per PrometheusRule: `<namespace>-<name>-<uid>.yaml`) they came from. */
+export async function alertingRules(baseUrl: string): Promise<{ file: string; alert: string; duration: number }[]> {
+  const data = await call(baseUrl, 'rules?type=alert');
+  if (!Array.isArray(data.groups)) throw new Error(`Prometheus rules: ${JSON.stringify(data)}`);
+  return data.groups.flatMap((group) => {
+    if (!isRecord(group) || !Array.isArray(group.rules))
+      throw new Error(`Prometheus rule group: ${JSON.stringify(group)}`);
+    const file = String(group.file);
+    return group.rules.map((rule) => {
+      if (!isRecord(rule)) throw new Error(`Prometheus rule: ${JSON.stringify(rule)}`);
+      return { file, alert: String(rule.name), duration: Number(rule.duration) };
+    });
+  });
+}

@@ -100,7 +100,7 @@ export class CapacityMonitor {
   private state: CapacityState | undefined;
   private paused = false;
   private stop: (() => void) | undefined;
-  private readonly gauges: { remaining?: Gauge; used?: Gauge; paused?: Gauge } = {};
+  private readonly gauges: { remaining?: Gauge; issued?: Gauge; used?: Gauge; paused?: Gauge } = {};
 
   constructor(private readonly options: CapacityMonitorOptions) {
     const registry = options.metrics;
@@ -109,6 +109,10 @@ export class CapacityMonitor {
       const gauge = (name: string, help: string) =>
         (registry.getSingleMetric(name) as Gauge | undefined) ?? new Gauge({ name, help, registers: [registry] });
       this.gauges.remaining = gauge('gateway_capacity_remaining', "The provider's remaining Capacity this epoch");
+      this.gauges.issued = gauge(
+        'gateway_capacity_total_issued',
+        "The provider's Capacity issued per epoch (from its stake): what `remaining` counts down from",
+      );
       this.gauges.used = gauge('gateway_capacity_used_by_service', 'Capacity this service spent in the current epoch');
       this.gauges.paused = gauge(
         'gateway_capacity_paused',
@@ -183,6 +187,7 @@ export class CapacityMonitor {
   private async apply(state: CapacityState): Promise<void> {
     this.state = state;
     this.gauges.remaining?.set(Number(state.remaining));
+    this.gauges.issued?.set(Number(state.totalIssued));
     this.gauges.used?.set(Number(state.usedByService));
     // The decision shows at once (with the state in /healthz), and a check running meanwhile does not repeat it;
     // pausing waits for the jobs under way, and a pause or resume that fails is tried again at the next check.

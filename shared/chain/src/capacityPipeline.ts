@@ -71,6 +71,8 @@ export class CapacityPipeline {
       prefix,
       trustUnfinalized: config.TRUST_UNFINALIZED_BLOCKS,
       onOutcome: (outcome) => this.settleOutcome(outcome),
+      metrics: runtime.metrics,
+      finalizedHead: () => connection.heads().finalized,
     });
   }
 

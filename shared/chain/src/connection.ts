@@ -1,6 +1,7 @@
 import { options as frequencyOptions } from '@frequency-chain/api-augment';
 import type { Logger } from '@frequency-gateway/platform';
 import { ApiPromise, WsProvider } from '@polkadot/api';
+import { Gauge, type Registry } from 'prom-client';
 import { ChainQueries } from './queries.js';
 
 export interface ChainConnection {
@@ -37,6 +38,21 @@ export interface ConnectOptions {
   reconnectMs?: number;
   /** Where connection transitions are told (unreachable, connected, lost): one line per transition, not per attempt. */
   logger?: Logger;
+  /** Where the node's best and finalized block numbers are exported (chain_best_block, chain_finalized_block). */
+  metrics?: Registry;
+}
+
+/**
+ * The head gauges in `registry`, created once per registry: a connection opened again (a worker's start retried)
+ * sets the same ones.
+ */
+function headGauges(registry: Registry): { best: Gauge; finalized: Gauge } {
+  const gauge = (name: string, help: string) =>
+    (registry.getSingleMetric(name) as Gauge | undefined) ?? new Gauge({ name, help, registers: [registry] });
+  return {
+    best: gauge('chain_best_block', 'The newest best block number the Frequency node announced'),
+    finalized: gauge('chain_finalized_block', 'The newest finalized block number the Frequency node announced'),
+  };
 }
 
 /** The chain cannot be reached now (not connected, metadata not loaded, the connection dropped): retry later. */
@@ -106,6 +122,7 @@ export function openChain(options: ConnectOptions): OpeningChain {
     if (link.state !== 'up') log?.info(`connected to the chain at ${target}`);
     link = { state: 'up' };
   });
+  const gauges = options.metrics ? headGauges(options.metrics) : undefined;
   let finalized = { number: -1, at: Date.now() };
   let best = -1;
   let unsubscribe: (() => void)[] = [];
@@ -139,9 +156,11 @@ export function openChain(options: ConnectOptions): OpeningChain {
       api.rpc.chain.subscribeFinalizedHeads((header) => {
         const number = header.number.toNumber();
         if (number !== finalized.number) finalized = { number, at: Date.now() };
+        gauges?.finalized.set(number);
       }),
       api.rpc.chain.subscribeNewHeads((header) => {
         best = Math.max(best, header.number.toNumber());
+        gauges?.best.set(best);
       }),
     ]);
     if (closed) for (const stop of unsubscribe) stop();

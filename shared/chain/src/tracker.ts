@@ -1,6 +1,7 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { currentTraceCarrier, inSpan, type TraceCarrier } from '@frequency-gateway/platform';
+import type { Registry } from 'prom-client';
+import { currentTraceCarrier, inSpan, registerScrapedGauges, type TraceCarrier } from '@frequency-gateway/platform';
 import { decodeDispatchError, type ChainError } from './transactionErrors.js';
 import type { SignedTransaction } from './submitter.js';
 
@@ -30,6 +31,10 @@ export interface TrackerOptions {
   trustUnfinalized?: boolean;
   /** Receives each outcome; when it throws, the outcome is offered again on the next scan. */
   onOutcome: (outcome: TransactionOutcome) => Promise<void>;
+  /** Where the pending transactions are exported (chain_transactions_pending, chain_transaction_oldest_pending_blocks). */
+  metrics?: Registry;
+  /** The newest finalized block number (the connection's `heads().finalized`), to age pending transactions by. */
+  finalizedHead?: () => number;
 }
 
 interface PendingRecord {
@@ -39,6 +44,40 @@ interface PendingRecord {
   /** With tracing on: when the transaction was recorded, and the span that submitted it. */
   recordedAt?: number;
   trace?: TraceCarrier;
+}
+
+interface PendingSummary {
+  count: number;
+  /** Unknown until the finalized head is. */
+  oldestAgeBlocks?: number;
+}
+
+/** Per registry, the tracker whose records the gauges read: a tracker built again (a start retried) takes over. */
+const pendingSources = new WeakMap<Registry, () => Promise<PendingSummary | undefined>>();
+
+/**
+ * The pending-transaction gauges, read from Redis at scrape time (so every replica reports the same, leader or
+ * not): how many recorded transactions have no outcome, and how many finalized blocks the oldest of them has
+ * waited since it was signed; a transaction that is not finalized within its mortal era expires.
+ */
+function registerPendingGauges(registry: Registry, read: () => Promise<PendingSummary | undefined>): void {
+  pendingSources.set(registry, read);
+  registerScrapedGauges<PendingSummary>(
+    registry,
+    [
+      {
+        name: 'chain_transactions_pending',
+        help: 'Transactions submitted and not yet settled (included or expired)',
+        field: 'count',
+      },
+      {
+        name: 'chain_transaction_oldest_pending_blocks',
+        help: 'Finalized blocks since the oldest unsettled transaction was signed; 0 when none is pending',
+        field: 'oldestAgeBlocks',
+      },
+    ],
+    async () => pendingSources.get(registry)?.(),
+  );
 }
 
 /**
@@ -60,6 +99,16 @@ export class TransactionTracker {
   ) {
     this.pendingKey = `${options.prefix}:tx:pending`;
     this.scannedKey = `${options.prefix}:tx:scanned`;
+    if (options.metrics) registerPendingGauges(options.metrics, () => this.pendingSummary());
+  }
+
+  /** The pending transactions for the gauges (their age unknown until the finalized head is). */
+  private async pendingSummary(): Promise<PendingSummary> {
+    const births = [...(await this.pending()).values()].map((record) => record.birth);
+    if (births.length === 0) return { count: 0, oldestAgeBlocks: 0 };
+    const head = this.options.finalizedHead?.() ?? -1;
+    if (head < 0) return { count: births.length };
+    return { count: births.length, oldestAgeBlocks: Math.max(0, head - Math.min(...births)) };
   }
 
   private jobsKey(hash: string): string {

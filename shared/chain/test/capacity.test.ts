@@ -68,6 +68,10 @@ describe('capacity monitor', () => {
     try {
       await monitor.start();
       expect(monitor.current()?.available).toBe(true);
+      // What the Capacity alerts divide: remaining out of what the stake issues per epoch.
+      const issued = await metrics.getSingleMetricAsString('gateway_capacity_total_issued');
+      expect(issued).toContain(`gateway_capacity_total_issued ${monitor.current()!.totalIssued}`);
+      expect(monitor.current()!.totalIssued).toBeGreaterThan(0n);
       expect(await queue.isPaused()).toBe(false);
 
       const call = chain.api.tx.messages.addIpfsMessage(

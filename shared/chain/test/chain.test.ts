@@ -1,10 +1,12 @@
 import { jest } from '@jest/globals';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
+import { Registry } from 'prom-client';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import {
   NonceManager,
   ProviderIdentityError,
+  TransactionTracker,
   connectAsProvider,
   connectChain,
   loadProviderKey,
@@ -81,6 +83,55 @@ describe('stalled finality', () => {
     } finally {
       await chain.close();
       await devchain.close();
+    }
+  });
+});
+
+describe('head and pending-transaction gauges', () => {
+  /** A gauge's value in the registry's exposition, or undefined when it has none. */
+  const gaugeValue = async (metrics: Registry, name: string) => {
+    const line = (await metrics.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? undefined : Number(line.split(' ')[1]);
+  };
+
+  it('exports the best and finalized block, and how many finalized blocks the oldest transaction has waited', async () => {
+    const stack = await startTestStack({ sealing: 'interval', finalityLag: 3, blockTimeMs: 50 });
+    const metrics = new Registry();
+    const chain = await connectChain({ url: stack.devchain.url, metrics });
+    try {
+      const heads = await waitUntil(
+        async () => {
+          const best = await gaugeValue(metrics, 'chain_best_block');
+          const finalized = await gaugeValue(metrics, 'chain_finalized_block');
+          return best !== undefined && finalized !== undefined && best >= 5 && finalized > 0 && { best, finalized };
+        },
+        10_000,
+        'the head gauges to follow the chain',
+      );
+      expect(heads.best).toBeGreaterThan(heads.finalized);
+
+      const tracker = new TransactionTracker(chain.api, stack.redis(), {
+        prefix: 'gauges',
+        onOutcome: async () => undefined,
+        metrics,
+        finalizedHead: () => chain.heads().finalized,
+      });
+      expect(await gaugeValue(metrics, 'chain_transactions_pending')).toBe(0);
+      expect(await gaugeValue(metrics, 'chain_transaction_oldest_pending_blocks')).toBe(0);
+      // A recorded transaction signed at block 1 that never lands: its age grows with every finalized block.
+      const signed = { hash: `0x${'ab'.repeat(32)}` as const, nonce: 0, birth: 1, death: 1_000_000 };
+      await tracker.record({ ...signed, extrinsic: chain.api.tx.system.remark('never sent') }, ['job-1']);
+      expect(await gaugeValue(metrics, 'chain_transactions_pending')).toBe(1);
+      // Blocks come every 50 ms: the age read lies between the finalized heads seen before and after it.
+      const before = chain.heads().finalized;
+      const age = await gaugeValue(metrics, 'chain_transaction_oldest_pending_blocks');
+      const after = chain.heads().finalized;
+      expect(age).toBeGreaterThanOrEqual(before - 1);
+      expect(age).toBeLessThanOrEqual(after - 1);
+      expect(age).toBeGreaterThan(0);
+    } finally {
+      await chain.close();
+      await stack.close();
     }
   });
 });

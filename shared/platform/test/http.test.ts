@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { type LocalRedis, startRedisServer, waitUntil } from '@frequency-gateway/devstack';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
@@ -150,6 +151,39 @@ describe('HTTP surface of a component', () => {
     expect(text).toMatch(/queue_jobs\{queue="widgets",state="waiting",component="test-api"\} [1-9]/);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('readiness_check_up{check="redis",component="test-api"} 1');
+  });
+
+  it('exports what the alerts read: readiness, the oldest waiting job, and Redis memory against its limit', async () => {
+    const admin = new Redis(redis.url);
+    try {
+      await admin.config('SET', 'maxmemory', String(256 * 1024 * 1024));
+      await post('/v1/widgets/top', { name: 'cog', size: 2 });
+      // The widgets queue has no worker: its oldest job waits, and its age grows.
+      const gauges = async () => {
+        const lines = (await (await fetch(`${component.url}/metrics`)).text()).split('\n');
+        const value = (prefix: string) =>
+          Number(
+            lines
+              .find((line) => line.startsWith(prefix))
+              ?.split(' ')
+              .pop(),
+          );
+        return {
+          ready: value('readiness_ready{'),
+          oldest: value('queue_oldest_waiting_seconds{queue="widgets",'),
+          used: value('redis_memory_used_bytes{'),
+          max: value('redis_memory_max_bytes{'),
+        };
+      };
+      const first = await gauges();
+      expect(first).toMatchObject({ ready: 1, max: 256 * 1024 * 1024 });
+      expect(first.used).toBeGreaterThan(100_000);
+      expect(first.used).toBeLessThan(first.max);
+      expect(first.oldest).toBeGreaterThanOrEqual(0);
+      await waitUntil(async () => (await gauges()).oldest > first.oldest, 5000, 'the oldest waiting job to age');
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it('never shows a secret in /healthz, /readyz, /metrics or the logs', async () => {

@@ -5,7 +5,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IContainer } from 'kubernetes-models/v1/Container';
@@ -43,6 +43,7 @@ const MODELS: Record<string, new (data: never) => Validating> = {
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
   'keda.sh/v1alpha1/ScaledObject': ScaledObject,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
 };
 
 /** Problems of one object against its schema; a kind without a schema here is a problem too. */

@@ -84,7 +84,7 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
   config: accountApiConfig,
   portVariable: 'API_PORT',
   setup: ({ config, queues, readiness, metrics, logger, shutdown }) => {
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger, metrics });
     readiness.add(chainCheck(chain));
     for (const name of Object.values(ACCOUNT_QUEUES)) queues.queue(name);
 

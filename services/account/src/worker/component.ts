@@ -119,7 +119,7 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
   portVariable: 'WORKER_API_PORT',
   setup: (runtime) => {
     const { config, readiness, logger, queues, metrics } = runtime;
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger, metrics: runtime.metrics });
     readiness.add(chainCheck(chain));
     const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });
     const relay = startIntakeRelay(runtime, accountRequests.intake);

@@ -62,7 +62,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
   setup: ({ config, queues, readiness, metrics, logger, shutdown }) => {
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger, metrics });
     readiness.add(chainCheck(chain));
     // The board shows the worker's queues too: its webhook deliveries (and their dead letters) among them.
     for (const [name, options] of Object.entries(CONTENT_PUBLISHING_JOB_OPTIONS)) queues.queue(name, options);

@@ -198,7 +198,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
     const { config, readiness, logger, queues, metrics } = runtime;
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger, metrics: runtime.metrics });
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
     // Each queue with its job options (src/queues.ts) before anything adds to it, the intake's relay first.

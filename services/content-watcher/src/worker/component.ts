@@ -106,7 +106,7 @@ export const contentWatcherWorker: ComponentDefinition<typeof contentWatcherWork
     const prefix = config.CACHE_KEY_PREFIX;
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
-    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger });
+    const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger, metrics: runtime.metrics });
     readiness.add(chainCheck(chain));
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: 30_000, intentTtlMs: 60_000 });
     const control = new ScannerControl(redis, prefix);

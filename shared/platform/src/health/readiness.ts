@@ -104,6 +104,15 @@ export class ReadinessController {
         labelNames: ['check'],
         registers: [options.metrics],
       });
+      const isReady = () => this.isReady();
+      new Gauge({
+        name: 'readiness_ready',
+        help: '1 when the component is ready (every required check up, not shutting down): what /readyz answers',
+        registers: [options.metrics],
+        collect() {
+          this.set(isReady() ? 1 : 0);
+        },
+      });
     }
   }
 

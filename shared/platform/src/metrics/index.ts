@@ -1,2 +1,3 @@
 export * from './registry.js';
 export * from './route.js';
+export * from './scrapedGauges.js';

@@ -2,7 +2,7 @@ import { DelayedError, Queue, Worker, type AdvancedOptions, type Job, type JobsO
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
-import { openRedis, RedisAvailability, redisFailureOf } from '../redis/index.js';
+import { openRedis, RedisAvailability, redisFailureOf, registerRedisMemoryGauges } from '../redis/index.js';
 import { failFastBackend } from './failFastBackend.js';
 import { isLastAttempt } from './retention.js';
 import { inSpan, SpanKind, takeTraceContext, withTraceContext } from '../tracing/index.js';
@@ -97,6 +97,29 @@ export class JobQueues {
         }
       },
     });
+    new Gauge({
+      name: 'queue_oldest_waiting_seconds',
+      help: 'Age of the oldest job waiting to be processed (since it became due), by queue; 0 when none waits',
+      labelNames: ['queue'],
+      registers,
+      async collect() {
+        const now = Date.now();
+        const ages = await Promise.all(
+          [...queues.values()].map(async (queue) => {
+            const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref());
+            // Ascending: the first of the waiting list is the one that waited longest.
+            const read = queue.getJobs(['waiting', 'prioritized'], 0, 0, true).catch(() => undefined);
+            const jobs = await Promise.race([read, timeout]);
+            if (!jobs) return [queue.name, undefined] as const;
+            const due = jobs.map((job) => job.timestamp + (job.delay ?? 0));
+            return [queue.name, due.length === 0 ? 0 : Math.max(0, (now - Math.min(...due)) / 1000)] as const;
+          }),
+        );
+        this.reset();
+        for (const [name, age] of ages) if (age !== undefined) this.set({ queue: name }, age);
+      },
+    });
+    registerRedisMemoryGauges(options.metrics, this.producer);
   }
 
   /** The queue of that name (created once, then shared). */

@@ -4,3 +4,4 @@ export * from './check.js';
 export * from './script.js';
 export * from './turnBatch.js';
 export * from './rateWindow.js';
+export * from './memoryMetrics.js';
