@@ -1,7 +1,7 @@
 import { waitUntil } from '@frequency-gateway/devstack';
 import { eachLimited, type GatewayClient } from './gateway.js';
 import type { KubeApi, Lease, Pod } from './kubeApi.js';
-import type { WebhookReceiver } from './receiver.js';
+import type { ReceivedWebhooks } from '../journeys/receiver.js';
 
 /** A gauge or counter of a pod's /metrics (through the API server's proxy), summed over lines matching `labels`. */
 export async function podMetric(
@@ -29,7 +29,7 @@ export async function leaseOf(kube: KubeApi, namespace: string, name: string): P
 
 /** How many times each numbered post of a run (content `<tag> #<n>`) came to the receiver's path. */
 export async function deliveriesByNumber(
-  receiver: WebhookReceiver,
+  receiver: ReceivedWebhooks,
   gateway: GatewayClient,
   path: string,
   tag: string,
@@ -54,7 +54,7 @@ export async function deliveriesByNumber(
  * too). Resolves with how many were never delivered and how many deliveries were one too many.
  */
 export async function deliveredOnce(options: {
-  receiver: WebhookReceiver;
+  receiver: ReceivedWebhooks;
   gateway: GatewayClient;
   path: string;
   tag: string;
