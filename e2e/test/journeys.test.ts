@@ -1,6 +1,9 @@
 // The user stories of the whole gateway, against the six components in containers of the gateway image (default)
-// or as local processes (E2E_STACK=local): one line per journey, starting with `e2e journey`.
+// or as local processes (E2E_STACK=local): one line per journey, starting with `e2e journey`. The journeys after the
+// sign-up use the member it made, in order: sign-up, content, handle change, key add; then a second user (no
+// handle) revokes the delegation and retires.
 import { randomBytes } from 'node:crypto';
+import { SignedPayloads } from '@frequency-gateway/chain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
@@ -12,7 +15,7 @@ import {
   type GatewayUnderTest,
 } from '../src/journeys/gatewayUnderTest.js';
 import type { Delivery } from '../src/journeys/receiver.js';
-import type { SiwfUser } from '../src/journeys/siwf.js';
+import { SiwfUser } from '../src/journeys/siwf.js';
 
 /** Where the content watcher delivers announcements (registered in beforeAll). */
 const WATCHER_PATH = '/watcher/announcements';
@@ -193,4 +196,78 @@ test("a handle change: the CHANGE_HANDLE webhook, then the user's handle is the 
   expect(webhook.body).toMatchObject({ transactionType: 'CHANGE_HANDLE', status: 'SUCCESS', msaId });
   expect((await call(client!.account, 'GET', `/v1/handles/${msaId}`)).body.base_handle).toBe(handle);
   say(`handle changed to ${webhook.body.handle as string} in ${seconds(started)} s`);
+}, 300_000);
+
+test('a key added: both keys sign AddKeyData, the ADD_KEY webhook, then the MSA lists both keys', async () => {
+  const { user, msaId } = await theMember();
+  const started = Date.now();
+  const api = client!.chain.api;
+  const newKey = new SiwfUser();
+  const payload = {
+    msaId: BigInt(msaId),
+    expiration: new SignedPayloads(api).expiration('msa', await client!.finalizedBlock()),
+    newPublicKey: newKey.accountId,
+  };
+  const answer = await call(client!.account, 'POST', '/v1/keys/add', {
+    msaOwnerAddress: user.address,
+    msaOwnerSignature: user.addKeyProof(api, payload),
+    newKeyOwnerSignature: newKey.addKeyProof(api, payload),
+    payload: { ...payload, msaId },
+  });
+  expect(answer.status).toBe(200);
+  const webhook = await gateway!.receiver.notificationOf(
+    ACCOUNT_WEBHOOKS,
+    answer.body.referenceId as string,
+    gateway!.webhookSecret,
+  );
+  expect(webhook.body).toMatchObject({
+    transactionType: 'ADD_KEY',
+    status: 'SUCCESS',
+    msaId,
+    newPublicKey: newKey.address,
+  });
+  const keys = await call(client!.account, 'GET', `/v1/keys/${msaId}`);
+  expect((keys.body.msaKeys as string[]).sort()).toEqual([user.address, newKey.address].sort());
+  say(`key added to MSA ${msaId} in ${seconds(started)} s`);
+}, 300_000);
+
+test('a user without a handle revokes the delegation, then retires: REVOKE_DELEGATION and RETIRE_MSA webhooks, the account gone', async () => {
+  const started = Date.now();
+  const { user, referenceId } = await client!.signUp(undefined);
+  const signedUp = await gateway!.receiver.notificationOf(ACCOUNT_WEBHOOKS, referenceId, gateway!.webhookSecret);
+  const msaId = String(signedUp.body.msaId);
+  /** The unsigned transaction the account api offers, signed by the user as a wallet would, then posted. */
+  const signedAndPosted = async (offer: string, post: string) => {
+    const offered = await call(client!.account, 'GET', offer);
+    expect(offered.status).toBe(200);
+    const payloadToSign = offered.body.payloadToSign as `0x${string}`;
+    const answer = await call(client!.account, 'POST', post, {
+      ...offered.body,
+      signature: user.signTransactionPayload(payloadToSign),
+    });
+    expect(answer.status).toBe(201);
+    return gateway!.receiver.notificationOf(
+      ACCOUNT_WEBHOOKS,
+      answer.body.referenceId as string,
+      gateway!.webhookSecret,
+    );
+  };
+  const revoked = await signedAndPosted(
+    `/v3/delegations/revokeDelegation/${user.address}/1`,
+    '/v3/delegations/revokeDelegation',
+  );
+  expect(revoked.body).toMatchObject({
+    transactionType: 'REVOKE_DELEGATION',
+    status: 'SUCCESS',
+    msaId,
+    providerId: '1',
+  });
+  const delegation = await call(client!.account, 'GET', `/v3/delegations/${msaId}/1`);
+  expect((delegation.body.delegations as { revokedAtBlock: number }[])[0]!.revokedAtBlock).toBe(
+    revoked.body.blockNumber,
+  );
+  const retired = await signedAndPosted(`/v1/accounts/retireMsa/${user.address}`, '/v1/accounts/retireMsa');
+  expect(retired.body).toMatchObject({ transactionType: 'RETIRE_MSA', status: 'SUCCESS', msaId });
+  expect((await call(client!.account, 'GET', `/v1/accounts/account/${user.address}`)).status).toBe(404);
+  say(`MSA ${msaId}: delegation revoked and MSA retired in ${seconds(started)} s`);
 }, 300_000);

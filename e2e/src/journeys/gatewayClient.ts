@@ -90,7 +90,7 @@ export class GatewayClient {
    * sign-up's referenceId (the account is made once the chain finalizes it).
    */
   async signUp(
-    handle: string,
+    handle: string | undefined,
     intentNames: string[] = ['dsnp.broadcast', 'dsnp.reply'],
   ): Promise<{ user: SiwfUser; referenceId: string }> {
     const queries = new ChainQueries(this.chain.api);
@@ -106,7 +106,7 @@ export class GatewayClient {
       providerId: 1,
       intentIds: intents.map((intent) => intent.intentId),
       expiration: (await queries.finalizedBlock()).number + 50,
-      handle,
+      ...(handle === undefined ? {} : { handle }),
       loginUri: LOGIN_URI,
     });
     const answer = await call(this.account, 'POST', '/v2/accounts/siwf', {
