@@ -32,6 +32,8 @@ export interface GatewayUnderTest {
 export interface GatewayUnderTestOptions {
   /** More environment for every component. */
   env?: Record<string, string>;
+  /** Wins over E2E_STACK (the faults suite needs the container runtime). */
+  mode?: 'containers' | 'local';
 }
 
 /**
@@ -39,13 +41,14 @@ export interface GatewayUnderTestOptions {
  * local images, redis-server, Kubo and busybox): when one is missing the suite fails naming it under CI, and runs on
  * local processes otherwise, saying why.
  */
-function chooseMode(): { mode: 'containers' | 'local'; why: string } {
-  const asked = process.env.E2E_STACK;
+function chooseMode(forced?: 'containers' | 'local'): { mode: 'containers' | 'local'; why: string } {
+  const asked = forced ?? process.env.E2E_STACK;
   if (asked !== undefined && asked !== 'containers' && asked !== 'local')
     throw new Error(`E2E_STACK must be containers or local, not ${JSON.stringify(asked)}`);
-  if (asked === 'local') return { mode: 'local', why: 'E2E_STACK=local' };
+  const source = forced ? 'the suite' : `E2E_STACK=${asked}`;
+  if (asked === 'local') return { mode: 'local', why: source };
   const missing = missingContainerPrerequisites(imageSource() === 'local');
-  if (missing.length === 0) return { mode: 'containers', why: asked ? 'E2E_STACK=containers' : 'default' };
+  if (missing.length === 0) return { mode: 'containers', why: asked ? source : 'default' };
   const message = `the e2e suites in containers cannot run here. Missing:\n${missing.map((entry) => `  - ${entry}`).join('\n')}`;
   if (asked === 'containers' || process.env.CI === 'true')
     throw new Error(
@@ -83,7 +86,7 @@ async function startLocalReceiver(): Promise<{ receiver: ReceivedWebhooks; stop:
  * accept the journeys' SIWF login URI, and may send webhooks to the receiver only. Prints what runs.
  */
 export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
-  const { mode, why } = chooseMode();
+  const { mode, why } = chooseMode(options.mode);
   const webhookSecret = randomBytes(24).toString('hex');
   const serviceEnv = (receiverBase: string): Partial<Record<Service, Record<string, string>>> => ({
     account: { SIWF_V2_URI_VALIDATION: LOGIN_URI, WEBHOOK_BASE_URL: `${receiverBase}/account` },
