@@ -1,10 +1,12 @@
 import { spawnDevchain } from '@frequency-gateway/devchain';
 import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
 import { provisionProvider } from './provider.js';
+import { randomBytes } from 'node:crypto';
 import type { StartedTestContainer } from 'testcontainers';
 import { chainContainer, kuboContainer, redisContainer } from './containers/backingContainers.js';
 import { missingContainerPrerequisites, useProjectDocker } from './containers/docker.js';
 import { imageSource, prepareImages } from './containers/images.js';
+import type { LoopbackContainer } from './containers/loopbackContainer.js';
 
 /** The backing services of an e2e run. */
 export interface Stack {
@@ -61,10 +63,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 async function containerStack(options: StackOptions): Promise<Stack> {
   await useProjectDocker();
   const images = await prepareImages(imageSource());
+  // Named and labelled like the journeys' containers, so that what a run left behind is known to be the suites'.
+  const run = `fg-e2e-stack-${randomBytes(3).toString('hex')}`;
+  const mine = (role: string, container: LoopbackContainer) =>
+    container.withName(`${run}-${role}`).withLabels({ 'org.frequency-gateway.e2e-run': run }).start();
   const results = await Promise.allSettled([
-    chainContainer(images, options.sealing ?? 'instant').start(),
-    redisContainer(images).withExposedPorts(6379).start(),
-    kuboContainer(images).withExposedPorts(5001, 8080).start(),
+    mine('chain', chainContainer(images, options.sealing ?? 'instant')),
+    mine('redis', redisContainer(images).withExposedPorts(6379)),
+    mine('kubo', kuboContainer(images).withExposedPorts(5001, 8080)),
   ]);
   const started = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const stop = async () => void (await Promise.allSettled(started.map((container) => container.stop())));
