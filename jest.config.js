@@ -22,6 +22,7 @@ const SLOW_SUITES = [
   'services/account/test/signUpFaults.test.ts',
   'services/content-publishing/test/pipelineFaults.test.ts',
   'services/content-publishing/test/uploadProcess.test.ts',
+  'e2e/test/faults.test.ts',
 ];
 const escaped = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -63,7 +64,13 @@ export default {
     project('content-watcher', '<rootDir>/services/content-watcher'),
     project('tools', '<rootDir>/tools'),
     project('e2e', '<rootDir>/e2e', {
-      testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/cluster/', '<rootDir>/skaffold/'],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '/dist/',
+        '<rootDir>/cluster/',
+        '<rootDir>/skaffold/',
+        ...SLOW_SUITES.map((suite) => `/${escaped(suite)}$`),
+      ],
     }),
     project('slow', '<rootDir>', {
       testMatch: SLOW_SUITES.map((suite) => `<rootDir>/${suite}`),

@@ -19,7 +19,8 @@ import {
   deliveredOnce,
   eachLimited,
   FULLNAME,
-  GatewayClient,
+  connectToRelease,
+  type GatewayClient,
   GatewayRelease,
   KubeApi,
   kubectl,
@@ -214,7 +215,7 @@ describe('helm install', () => {
         `Lease ${LEASES[service]} held by a ${service} worker`,
       );
     }
-    gateway = await GatewayClient.connect(release);
+    gateway = await connectToRelease(release);
   }, 600_000);
 });
 

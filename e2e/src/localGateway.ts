@@ -18,6 +18,8 @@ export interface LocalGateway {
   chainUrl: string;
   redisUrl: string;
   ipfsApiUrl: string;
+  /** Kubo's HTTP gateway (`/ipfs/<cid>`). */
+  ipfsGatewayUrl: string;
   /** Stops the components (SIGTERM) and what they ran on; resolves with each component's exit. */
   stop(): Promise<Record<string, { code: number | null; signal: NodeJS.Signals | null }>>;
 }
@@ -25,6 +27,8 @@ export interface LocalGateway {
 export interface LocalGatewayOptions {
   /** More environment for every component (it wins over the defaults below). */
   env?: Record<string, string>;
+  /** More environment for the components of one service (it wins over `env`). */
+  serviceEnv?: Partial<Record<Service, Record<string, string>>>;
   sealing?: 'instant' | 'interval';
 }
 
@@ -56,7 +60,9 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
       ...options.env,
     };
     for (const process of await Promise.all(
-      GATEWAY_COMPONENTS.map(([service, role]) => startComponentProcess(service, role, env)),
+      GATEWAY_COMPONENTS.map(([service, role]) =>
+        startComponentProcess(service, role, { ...env, ...options.serviceEnv?.[service] }),
+      ),
     )) {
       components[process.name] = process;
     }
@@ -83,6 +89,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     chainUrl: started.chain.url,
     redisUrl: started.redis.url,
     ipfsApiUrl: started.kubo.apiUrl,
+    ipfsGatewayUrl: started.kubo.gatewayUrl,
     stop: async () => {
       const names = Object.keys(components);
       const exits = await Promise.all(names.map((name) => components[name]!.stop()));

@@ -1,11 +1,16 @@
 import { spawnDevchain } from '@frequency-gateway/devchain';
 import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
 import { provisionProvider } from './provider.js';
-import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
+import { randomBytes } from 'node:crypto';
+import type { StartedTestContainer } from 'testcontainers';
+import { chainContainer, kuboContainer, redisContainer } from './containers/backingContainers.js';
+import { missingContainerPrerequisites, useProjectDocker } from './containers/docker.js';
+import { imageSource, prepareImages } from './containers/images.js';
+import type { LoopbackContainer } from './containers/loopbackContainer.js';
 
 /** The backing services of an e2e run. */
 export interface Stack {
-  /** `containers` when a container runtime answered, else `local` processes. */
+  /** `containers` when the project's dockerd can run (root, docker.io), else `local` processes. */
   mode: 'containers' | 'local';
   /** WebSocket URL of the Frequency chain (standalone node or devchain). */
   chainUrl: string;
@@ -23,35 +28,27 @@ export interface StackOptions {
   sealing?: 'instant' | 'interval';
   /** Finalized head trailing the best block (devchain only; a node container finalizes at once). */
   finalityLag?: number;
-  /** Force a mode instead of probing for a container runtime (`E2E_STACK=local|containers` does the same). */
+  /** Force a mode instead of checking for the container runtime (`E2E_STACK=local|containers` does the same). */
   mode?: 'containers' | 'local';
 }
 
-const IMAGES = {
-  frequency: 'frequencychain/standalone-node:v2.0.1',
-  redis: 'redis:7.4-alpine',
-  kubo: 'ipfs/kubo:v0.43.0',
-};
-
-/** Whether a container runtime answers (Docker or Podman socket, DOCKER_HOST, testcontainers settings). */
-async function containerRuntimeAnswers(): Promise<boolean> {
-  try {
-    const client = await getContainerRuntimeClient();
-    await client.info;
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether the project's container runtime can be used: root and Debian's docker.io (and what the local images are
+ * made of), as the containers e2e suites need them.
+ */
+function containersPossible(): boolean {
+  return missingContainerPrerequisites(imageSource() === 'local').length === 0;
 }
 
 /**
- * Starts chain, Redis and IPFS for an e2e suite: containers (the Frequency standalone node image, redis,
- * ipfs/kubo) when a container runtime answers, else local processes (the devchain CLI, redis-server, Kubo).
+ * Starts chain, Redis and IPFS for an e2e suite: containers on the project's dockerd when it can run (the
+ * devchain of the gateway image and the Redis and Kubo stand-ins made here, or the published images with
+ * E2E_IMAGES=published), else local processes (the devchain CLI, redis-server, Kubo).
  * Either way //Alice's MSA is a staked provider. The same suites run on both; which one ran is printed.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const forced = options.mode ?? (process.env.E2E_STACK as StackOptions['mode'] | undefined);
-  const mode = forced ?? ((await containerRuntimeAnswers()) ? 'containers' : 'local');
+  const mode = forced ?? (containersPossible() ? 'containers' : 'local');
   const stack = mode === 'containers' ? await containerStack(options) : await localStack(options);
   try {
     await provisionProvider(stack.chainUrl);
@@ -64,39 +61,35 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 }
 
 async function containerStack(options: StackOptions): Promise<Stack> {
-  const started: StartedTestContainer[] = [];
-  try {
-    const chain = await new GenericContainer(IMAGES.frequency)
-      .withEnvironment({ SEALING_MODE: options.sealing ?? 'instant', SEALING_INTERVAL: '1' })
-      .withExposedPorts(9944)
-      .withWaitStrategy(Wait.forLogMessage(/Running JSON-RPC server/))
-      .start();
-    started.push(chain);
-    const redis = await new GenericContainer(IMAGES.redis)
-      .withExposedPorts(6379)
-      .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/))
-      .start();
-    started.push(redis);
-    const kubo = await new GenericContainer(IMAGES.kubo)
-      .withExposedPorts(5001, 8080)
-      .withWaitStrategy(Wait.forLogMessage(/Daemon is ready/))
-      .start();
-    started.push(kubo);
-    const at = (container: StartedTestContainer, port: number) =>
-      `${container.getHost()}:${container.getMappedPort(port)}`;
-    return {
-      mode: 'containers',
-      chainUrl: `ws://${at(chain, 9944)}`,
-      redisUrl: `redis://${at(redis, 6379)}`,
-      ipfsApiUrl: `http://${at(kubo, 5001)}`,
-      ipfsGatewayUrl: `http://${at(kubo, 8080)}`,
-      describe: () => `containers (${IMAGES.frequency}, ${IMAGES.redis}, ${IMAGES.kubo})`,
-      stop: async () => void (await Promise.all(started.map((container) => container.stop()))),
-    };
-  } catch (error) {
-    await Promise.all(started.map((container) => container.stop()));
-    throw error;
+  await useProjectDocker();
+  const images = await prepareImages(imageSource());
+  // Named and labelled like the journeys' containers, so that what a run left behind is known to be the suites'.
+  const run = `fg-e2e-stack-${randomBytes(3).toString('hex')}`;
+  const mine = (role: string, container: LoopbackContainer) =>
+    container.withName(`${run}-${role}`).withLabels({ 'org.frequency-gateway.e2e-run': run }).start();
+  const results = await Promise.allSettled([
+    mine('chain', chainContainer(images, options.sealing ?? 'instant')),
+    mine('redis', redisContainer(images).withExposedPorts(6379)),
+    mine('kubo', kuboContainer(images).withExposedPorts(5001, 8080)),
+  ]);
+  const started = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const stop = async () => void (await Promise.allSettled(started.map((container) => container.stop())));
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    await stop();
+    throw failed.reason;
   }
+  const [chain, redis, kubo] = started as [StartedTestContainer, StartedTestContainer, StartedTestContainer];
+  const at = (container: StartedTestContainer, port: number) => `127.0.0.1:${container.getMappedPort(port)}`;
+  return {
+    mode: 'containers',
+    chainUrl: `ws://${at(chain, 9944)}`,
+    redisUrl: `redis://${at(redis, 6379)}`,
+    ipfsApiUrl: `http://${at(kubo, 5001)}`,
+    ipfsGatewayUrl: `http://${at(kubo, 8080)}`,
+    describe: () => `containers (${images.source} images: ${images.chain.image}, ${images.redis}, ${images.kubo})`,
+    stop,
+  };
 }
 
 async function localStack(options: StackOptions): Promise<Stack> {

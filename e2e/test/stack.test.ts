@@ -6,7 +6,8 @@ import { startStack, type Stack } from '../src/stack.js';
 /** The stack every e2e suite starts on: chain, Redis and IPFS reachable at the URLs it hands out. */
 describe('e2e stack', () => {
   let stack: Stack;
-  beforeAll(async () => (stack = await startStack()), 60_000);
+  // Long enough for a cold build of the gateway image (containers mode).
+  beforeAll(async () => (stack = await startStack()), 900_000);
   afterAll(async () => stack?.stop());
 
   it('serves a Frequency development chain to @polkadot/api', async () => {

@@ -1,11 +1,9 @@
-import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable, findTool } from '@frequency-gateway/devstack';
+import { DOCKER, executable } from '../containers/docker.js';
 import { ctrCluster, helmBinary, must, REPOSITORY, run } from './commands.js';
 
-/** Debian's Docker client (tools/images/lib.sh): a newer one earlier on PATH may lack BuildKit's buildx. */
-const DOCKER = '/usr/bin/docker';
 /** The project's own dockerd, which tools/images starts when DOCKER_HOST is not set. */
 const PROJECT_DOCKER_HOST = 'unix:///run/frequency-gateway-docker.sock';
 /** The name `make images` builds and loads; each run then uses the content tag of what it built. */
@@ -18,15 +16,6 @@ export interface ClusterImage {
   /** e2e-<first 12 hex digits of the Docker image id>: the same code gives the same tag. */
   tag: string;
 }
-
-const executable = (path: string) => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** What is missing to run the cluster suites, each with how to get it (empty: nothing). */
 export function missingPrerequisites(): string[] {

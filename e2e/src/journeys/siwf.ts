@@ -29,8 +29,8 @@ export interface SignUpRequest {
   intentIds: number[];
   /** The expiration block of the chain payloads. */
   expiration: number;
-  /** The base handle to claim. */
-  handle: string;
+  /** The base handle to claim; none: the sign-up claims no handle. */
+  handle?: string;
   /** The login message's URI line, which the account api checks against SIWF_V2_URI_VALIDATION. */
   loginUri: string;
 }
@@ -53,8 +53,8 @@ export class SiwfUser {
     const codecs = new SignedPayloads(api);
     const { expiration } = request;
     const addProvider = { authorizedMsaId: request.providerId, intentIds: request.intentIds, expiration };
-    const claimHandle = { baseHandle: request.handle, expiration };
     const message = this.loginMessage(request.loginUri);
+    const claimHandle = request.handle === undefined ? [] : [this.claimHandlePayload(api, request.handle, expiration)];
     return {
       userPublicKey: { encodedValue: this.address, encoding: 'base58', format: 'ss58', type: 'Sr25519' },
       payloads: [
@@ -64,15 +64,39 @@ export class SiwfUser {
           type: 'addProvider',
           payload: addProvider,
         },
-        {
-          signature: this.signCodec(codecs.claimHandle(claimHandle)),
-          endpoint: { pallet: 'handles', extrinsic: 'claimHandle' },
-          type: 'claimHandle',
-          payload: claimHandle,
-        },
+        ...claimHandle,
         { signature: this.sign(u8aWrapBytes(stringToU8a(message))), type: 'login', payload: { message } },
       ],
     };
+  }
+
+  private claimHandlePayload(api: ApiPromise, baseHandle: string, expiration: number): SiwfPayload {
+    const payload = { baseHandle, expiration };
+    return {
+      signature: this.signCodec(new SignedPayloads(api).claimHandle(payload)),
+      endpoint: { pallet: 'handles', extrinsic: 'claimHandle' },
+      type: 'claimHandle',
+      payload,
+    };
+  }
+
+  /** The user's public key, hex (the AddKeyData payload's newPublicKey). */
+  get accountId(): `0x${string}` {
+    return u8aToHex(this.pair.publicKey);
+  }
+
+  /** The proof of an AddKeyData payload, as POST /v1/keys/add takes it from the owner and from the new key. */
+  addKeyProof(
+    api: ApiPromise,
+    payload: { msaId: bigint | number; expiration: number; newPublicKey: `0x${string}` },
+  ): `0x${string}` {
+    return this.signCodec(new SignedPayloads(api).addKeyData(payload)).encodedValue;
+  }
+
+  /** A wallet's signRaw of a transaction's signing payload (typed: the key type's byte first), as the POSTs of
+   * /v3/delegations/revokeDelegation and /v1/accounts/retireMsa take it. */
+  signTransactionPayload(payloadToSign: `0x${string}`): `0x${string}` {
+    return u8aToHex(this.pair.sign(hexToU8a(payloadToSign), { withType: true }));
   }
 
   /** The proof of a ClaimHandlePayload, as POST /v1/handles and /v1/handles/change take it. */

@@ -1,6 +1,8 @@
-// The webhook receiver of the cluster suites. It runs inside the cluster (the gateway image's node, this file mounted
-// from a ConfigMap), since pods reach nothing outside it: it answers 200 to every request, keeps each one, and gives
-// them back in arrival order on GET /received?from=N (the tests read it through its Service).
+// The webhook receiver of the e2e suites. It runs where the gateway's components can reach it and nothing else is
+// needed: a Pod of the gateway image in the cluster suites (this file from a ConfigMap), a container of the gateway
+// image on the run's Docker network, or a local process next to local components. It answers 200 to every request,
+// keeps each one, and gives them back in arrival order on GET /received?from=N. PORT (default 8080) and HOST
+// (default every address) say where it listens.
 import { createServer } from 'node:http';
 
 const received = [];
@@ -31,6 +33,6 @@ const server = createServer((request, response) => {
   });
 });
 server.keepAliveTimeout = 65_000;
-server.listen(8080);
+server.listen(Number(process.env.PORT ?? '8080'), process.env.HOST);
 // Nothing to finish: stop at once when the pod is deleted.
 process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { waitUntil } from '@frequency-gateway/devstack';
+import { verifyWebhook } from '@frequency-gateway/webhooks';
+
+/** The receiver's program (`node receiverServer.mjs`): a Pod, a container or a local process runs it. */
+export const RECEIVER_SCRIPT = fileURLToPath(new URL('./receiverServer.mjs', import.meta.url));
+
+/** One request the receiver got. */
+export interface Delivery {
+  at: number;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  raw: string;
+  /** `raw` parsed as JSON. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * What a running webhook receiver got, read at `url` (where the tests reach it); `destination(path)` is a URL of it
+ * as the gateway's components reach it. Deliveries are fetched once each and kept here.
+ */
+export class ReceivedWebhooks {
+  private readonly seen: Delivery[] = [];
+
+  constructor(
+    readonly url: string,
+    private readonly base: string,
+  ) {}
+
+  /** A URL of the receiver as the components reach it. */
+  destination(path: string): string {
+    return `${this.base}${path}`;
+  }
+
+  /** Resolves once the receiver answers at `url`. */
+  async answering(timeoutMs = 30_000): Promise<void> {
+    await waitUntil(
+      async () => (await fetch(`${this.url}/healthz`).catch(() => undefined))?.ok === true,
+      timeoutMs,
+      `the webhook receiver at ${this.url}`,
+    );
+  }
+
+  /** Every request so far, in order of arrival. */
+  async deliveries(): Promise<Delivery[]> {
+    const answer = (await (await fetch(`${this.url}/received?from=${this.seen.length}`)).json()) as {
+      deliveries: Omit<Delivery, 'body'>[];
+    };
+    for (const delivery of answer.deliveries) {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(delivery.raw) as Record<string, unknown>;
+      } catch {
+        // not JSON: body stays empty, raw has it
+      }
+      this.seen.push({ ...delivery, body });
+    }
+    return [...this.seen];
+  }
+
+  /** The requests under a path so far. */
+  async at(path: string): Promise<Delivery[]> {
+    return (await this.deliveries()).filter((delivery) => delivery.path === path);
+  }
+
+  /** Waits for the transaction notification of a request at `path`; fails on a second one or a bad signature. */
+  async notificationOf(path: string, referenceId: string, secret: string, timeoutMs = 120_000): Promise<Delivery> {
+    const mine = async () => (await this.at(path)).filter((delivery) => delivery.body.referenceId === referenceId);
+    await waitUntil(async () => (await mine()).length > 0, timeoutMs, `the webhook of ${referenceId} at ${path}`);
+    const found = await mine();
+    if (found.length !== 1) throw new Error(`${found.length} webhooks for ${referenceId} at ${path}`);
+    if (!verifyWebhook(secret, found[0]!.headers, found[0]!.raw))
+      throw new Error(`the webhook of ${referenceId} is not signed with the gateway's WEBHOOK_SECRET`);
+    return found[0]!;
+  }
+}
