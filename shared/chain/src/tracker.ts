@@ -1,5 +1,6 @@
 import type { ApiPromise } from '@polkadot/api';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import { decodeDispatchError, type ChainError } from './errors.js';
 import type { SignedTransaction } from './submitter.js';
 
@@ -51,7 +52,7 @@ export class TransactionTracker {
 
   constructor(
     private readonly api: ApiPromise,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: TrackerOptions,
   ) {
     this.pendingKey = `${options.prefix}:tx:pending`;

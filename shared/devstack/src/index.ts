@@ -5,3 +5,5 @@ export * from './kubo.js';
 export * from './webhookReceiver.js';
 export * from './processes.js';
 export * from './jsonCall.js';
+export * from './redisCluster.js';
+export * from './redisSentinel.js';

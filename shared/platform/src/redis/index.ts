@@ -4,3 +4,6 @@ export * from './check.js';
 export * from './script.js';
 export * from './turnBatch.js';
 export * from './rateWindow.js';
+export * from './keyspace.js';
+export * from './endpoint.js';
+export * from './scan.js';
