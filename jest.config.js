@@ -22,6 +22,7 @@ const SLOW_SUITES = [
   'services/account/test/signUpFaults.test.ts',
   'services/content-publishing/test/pipelineFaults.test.ts',
   'services/content-publishing/test/uploadProcess.test.ts',
+  'services/content-publishing/test/redisFailover.test.ts',
 ];
 const escaped = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
