@@ -8,6 +8,15 @@
   "REDIS_URL" (include "gateway.redis.url" $root)
   "FREQUENCY_API_WS_URL" (include "gateway.chain.url" $root)
 -}}
+{{- if not $root.Values.redis.enabled -}}
+{{- with $root.Values.externalRedis.sentinels -}}
+{{- $_ := set $data "REDIS_SENTINELS" (join "," .) -}}
+{{- $_ := set $data "REDIS_SENTINEL_NAME" $root.Values.externalRedis.sentinelName -}}
+{{- end -}}
+{{- with $root.Values.externalRedis.clusterNodes -}}
+{{- $_ := set $data "REDIS_CLUSTER_NODES" (join "," .) -}}
+{{- end -}}
+{{- end -}}
 {{- if ne $c.service "content-watcher" -}}
 {{- $_ := set $data "PROVIDER_ID" (include "gateway.chain.providerId" $root) -}}
 {{- end -}}

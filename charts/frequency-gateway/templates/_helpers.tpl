@@ -153,6 +153,19 @@ key: redis-password
 {{- end -}}
 {{- end -}}
 
+{{/* name and key of the Secret holding the password of an external Redis's Sentinels; empty when there is none. */}}
+{{- define "gateway.redis.sentinelPasswordRef" -}}
+{{- if and (not .Values.redis.enabled) .Values.externalRedis.sentinels -}}
+{{- if and .Values.externalRedis.existingSecret .Values.externalRedis.existingSecretSentinelPasswordKey -}}
+name: {{ .Values.externalRedis.existingSecret }}
+key: {{ .Values.externalRedis.existingSecretSentinelPasswordKey }}
+{{- else if and (not .Values.externalRedis.existingSecret) .Values.externalRedis.sentinelPassword -}}
+name: {{ include "gateway.fullname" . }}-redis
+key: sentinel-password
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "gateway.ipfs.fullname" -}}
 {{- if .Values.ipfs.fullnameOverride -}}
 {{- .Values.ipfs.fullnameOverride | trunc 63 | trimSuffix "-" -}}

@@ -1,7 +1,7 @@
 import { ChainQueries, SignedPayloads, type Intent } from '@frequency-gateway/chain';
 import { Redis } from 'ioredis';
 import { SiwfUser } from './support/siwfUser.js';
-import { PREFIX, useAccountStack } from './support/stack.js';
+import { KEYSPACE, useAccountStack } from './support/stack.js';
 
 const stack = useAccountStack();
 let intents: Record<'publicKey' | 'prid' | 'metadata', Intent>;
@@ -95,7 +95,7 @@ test('publishAll refusals: nothing given 204; no MSA, another signer, another ac
   const { user } = await stack.register('sr25519');
   const path = `/v1/ics/${user.address}/publishAll`;
   const redis = new Redis(stack.redis.url);
-  const requestKeys = async () => (await redis.keys(`${PREFIX}:request:*`)).length;
+  const requestKeys = async () => (await redis.keys(`${KEYSPACE}:request:*`)).length;
   const before = await requestKeys();
   const nothing = await stack.call('POST', path, {});
   expect(nothing.status).toBe(204);

@@ -3,7 +3,7 @@ import { waitUntil } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
 import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
-import { PREFIX, startAccountStack, type AccountStack } from './support/stack.js';
+import { KEYSPACE, startAccountStack, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
 let siwfServer: SiwfServer;
@@ -29,7 +29,7 @@ afterAll(async () => {
 const post = (body: unknown) => stack.call('POST', '/v2/accounts/siwf', body);
 const login = (options: Parameters<SiwfUser['login']>[0] = {}) =>
   user.login({ uri: 'https://localhost/login', ...options });
-const requestKeys = async () => (await redis.keys(`${PREFIX}:request:*`)).length;
+const requestKeys = async () => (await redis.keys(`${KEYSPACE}:request:*`)).length;
 
 describe('the callback takes the SIWF response in every shape the specification shows', () => {
   test.each([
@@ -106,7 +106,7 @@ describe('a login message is accepted once', () => {
   test('the nonce is remembered under the service prefix until the message expires', async () => {
     const expires = new Date(Date.now() + 120_000);
     expect((await post({ authorizationPayload: await login({ expirationTime: expires }) })).status).toBe(200);
-    const keys = await redis.keys(`${PREFIX}:siwf:login-nonce:*`);
+    const keys = await redis.keys(`${KEYSPACE}:siwf:login-nonce:*`);
     const ttls = await Promise.all(keys.map((key) => redis.pttl(key)));
     // The newest message expires in two minutes; the others (five minutes) later.
     expect(Math.min(...ttls)).toBeGreaterThan(100_000);

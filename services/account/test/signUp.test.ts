@@ -3,7 +3,7 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
 import { encodeAuthorizationPayload, SiwfUser, tamper } from './support/siwfUser.js';
-import { PREFIX, startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
+import { KEYSPACE, startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
 import { waitUntil } from '@frequency-gateway/devstack';
 
 let stack: AccountStack;
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const post = (body: unknown) => stack.call('POST', '/v2/accounts/siwf', body);
-const requestKeys = async () => (await redis.keys(`${PREFIX}:request:*`)).length;
+const requestKeys = async () => (await redis.keys(`${KEYSPACE}:request:*`)).length;
 const aliceNonce = async () =>
   (await stack.chain.api.rpc.system.accountNextIndex('5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY')).toNumber();
 

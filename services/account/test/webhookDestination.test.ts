@@ -1,6 +1,6 @@
 import { waitUntil } from '@frequency-gateway/devstack';
 import { Queue } from 'bullmq';
-import { PREFIX, useAccountStack } from './support/stack.js';
+import { KEYSPACE, useAccountStack } from './support/stack.js';
 
 // The account worker with WEBHOOK_BASE_URL on this machine's loopback interface and no OUTBOUND_ALLOWED_DESTINATIONS:
 // what an operator gets who points it at an internal address without opening it.
@@ -33,7 +33,7 @@ test('a WEBHOOK_BASE_URL the outbound policy refuses gets no attempt; the worker
 
   // A sign-up goes through; its outcome notification is a dead letter without a request.
   await stack.register('sr25519');
-  const webhooks = new Queue('webhookQueue', { connection: { url: stack.redis.url }, prefix: `${PREFIX}:bull` });
+  const webhooks = new Queue('webhookQueue', { connection: { url: stack.redis.url }, prefix: `${KEYSPACE}:bull` });
   try {
     await waitUntil(async () => (await webhooks.getFailedCount()) === 1, 30_000, 'the dead-lettered notification');
     const [job] = await webhooks.getFailed();

@@ -218,6 +218,6 @@ describe('content publishing api', () => {
       5_000,
       'a broadcast to be accepted again',
     );
-    expect(await stack.redis.exists(`cp:asset:${await contentId(png(1_000, 40))}`)).toBe(0);
+    expect(await stack.redis.exists(`{cp}:asset:${await contentId(png(1_000, 40))}`)).toBe(0);
   }, 90_000);
 });

@@ -30,7 +30,7 @@ describe('asset upload', () => {
     const cid = await contentId(bytes);
     const pinsFile = join(dir, 'pins.json');
     const pins = existsSync(pinsFile) ? (JSON.parse(readFileSync(pinsFile, 'utf8')) as string[]) : [];
-    return { recorded: (await redis.exists(`cp:asset:${cid}`)) === 1, pinned: pins.includes(cid) };
+    return { recorded: (await redis.exists(`{cp}:asset:${cid}`)) === 1, pinned: pins.includes(cid) };
   };
   const NOT_KEPT = { recorded: false, pinned: false };
 
@@ -51,7 +51,7 @@ describe('asset upload', () => {
       { error: 'Unsupported file type (text/plain)' },
     ]);
     const { cid } = files[0] as { cid: string };
-    const metadata = JSON.parse((await redis.get(`cp:asset:${cid}`)) as string);
+    const metadata = JSON.parse((await redis.get(`{cp}:asset:${cid}`)) as string);
     expect(metadata).toMatchObject({
       cid,
       mimeType: 'image/png',
@@ -59,7 +59,7 @@ describe('asset upload', () => {
       type: 'image',
       dsnpHash: dsnpHash(image),
     });
-    expect(await redis.ttl(`cp:asset:${cid}`)).toBe(-1);
+    expect(await redis.ttl(`{cp}:asset:${cid}`)).toBe(-1);
     expect(await kept(image)).toEqual({ recorded: true, pinned: true });
     const store = new EmbeddedStore(dir);
     expect(await store.stat(cid)).toEqual({ cid, size: 50_000 });

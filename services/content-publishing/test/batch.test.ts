@@ -16,7 +16,8 @@ describe('batch announcements', () => {
   let itemizedSchema: number;
 
   /** Whether the api recorded the bytes as an uploaded asset. */
-  const recorded = async (bytes: Uint8Array) => (await stack.redis.exists(`cp:asset:${await contentId(bytes)}`)) === 1;
+  const recorded = async (bytes: Uint8Array) =>
+    (await stack.redis.exists(`{cp}:asset:${await contentId(bytes)}`)) === 1;
   const parquet = (seed: number) => ({ name: `${seed}.parquet`, type: PARQUET, bytes: png(500, seed) });
   const v3 = async (files: ReturnType<typeof parquet>[], schemaIds: string[]) => {
     const response = await fetch(`${stack.url}/v3/content/batchAnnouncement`, {

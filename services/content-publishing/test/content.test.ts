@@ -3,7 +3,7 @@ import { dsnpHash } from '@frequency-gateway/storage';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import type { ContentRequestJob } from '../src/jobs/document.js';
 import { contentRequests } from '../src/requests.js';
-import { call, form, png, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
+import { call, form, png, startApiStack, TEST_KEYSPACE, type ApiStack } from './support/stack.js';
 
 const HASH = dsnpHash(new TextEncoder().encode('target'));
 const URI = `dsnp://42/${HASH}`;
@@ -127,7 +127,7 @@ describe('content routes', () => {
     const { referenceId } = (await post('POST', '/v1/content/9/broadcast', body)).body as { referenceId: string };
     const job = await jobOf(referenceId);
     await job.remove();
-    const status = contentRequests.store(stack.redis, TEST_PREFIX, 60);
+    const status = contentRequests.store(stack.redis, TEST_KEYSPACE, 60);
     await status.update(referenceId, 'failed', { error: { message: 'no delegation' } });
     expect((await post('POST', '/v1/content/9/broadcast', body)).body.referenceId).toBe(referenceId);
     expect(await stack.jobOf(requests, referenceId)).toBeDefined();

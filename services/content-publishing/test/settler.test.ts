@@ -36,7 +36,7 @@ describe('the track stage: publication outcomes settled', () => {
       destination: new PassThrough().resume(),
     });
     const metrics = new Registry();
-    queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'outcomes', logger, metrics });
+    queues = new JobQueues({ redis: server.url, keyPrefix: 'outcomes', logger, metrics });
     publishQueue = queues.queue<PublishJobs['retry']>('publishQueue');
     const settings = { maxAttempts: 3, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 1000, concurrency: 1 };
     // Deliveries are only queued here, never sent: an empty allowlist would refuse any destination anyway.

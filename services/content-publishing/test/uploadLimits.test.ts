@@ -48,7 +48,7 @@ describe('upload limits, enforced while streaming', () => {
   const kept = async () => {
     const response = await fetch(`${kubo.apiUrl}/api/v0/pin/ls?type=recursive`, { method: 'POST' });
     const pins = Object.keys(((await response.json()) as { Keys?: Record<string, unknown> }).Keys ?? {});
-    return { pins: pins.sort(), assets: (await redis.keys('content-publishing:asset:*')).sort() };
+    return { pins: pins.sort(), assets: (await redis.keys('{content-publishing}:asset:*')).sort() };
   };
 
   beforeAll(async () => {
@@ -167,7 +167,7 @@ describe('upload limits, enforced while streaming', () => {
     const after = await kept();
     expect(after.pins).toEqual([...new Set([...before.pins, ...assetIds])].sort());
     expect(after.assets).toEqual(
-      [...new Set([...before.assets, ...assetIds.map((cid) => `content-publishing:asset:${cid}`)])].sort(),
+      [...new Set([...before.assets, ...assetIds.map((cid) => `{content-publishing}:asset:${cid}`)])].sort(),
     );
   }, 60_000);
 });

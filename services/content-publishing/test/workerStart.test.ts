@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
-import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
+import { redisKeyspace, startComponent, type StartedComponent } from '@frequency-gateway/platform';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
@@ -12,7 +12,7 @@ import { contentPublishingWorker } from '../src/worker/component.js';
 
 const PREFIX = 'start';
 /** A schema's pointer to its open batch, as the batch stage keeps it (see worker/batch/book.ts). */
-const OPEN_BATCH_POINTER = `${PREFIX}:batch:open:99`;
+const OPEN_BATCH_POINTER = `${redisKeyspace(PREFIX)}:batch:open:99`;
 
 // The pipeline's start is retried (startWhenChainReady) after any failure, the chain going away during it
 // included. A failure after the queue workers and metrics exist is the one that tests the undoing: here an open
@@ -56,7 +56,7 @@ describe('the worker whose pipeline start fails after its queue workers started'
   });
 
   const queue = (name: string) => {
-    const client = new Queue(name, { connection: { url: redisServer.url }, prefix: `${PREFIX}:bull` });
+    const client = new Queue(name, { connection: { url: redisServer.url }, prefix: `${redisKeyspace(PREFIX)}:bull` });
     queues.push(client);
     return client;
   };

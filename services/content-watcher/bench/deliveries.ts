@@ -102,7 +102,7 @@ try {
     OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
   };
   const client = new Redis(redis.url);
-  await client.sadd('bench:webhooks:broadcast', `${receiver.url}/announcements`);
+  await client.sadd('{bench}:webhooks:broadcast', `${receiver.url}/announcements`);
   client.disconnect();
 
   const started = performance.now();

@@ -1,5 +1,5 @@
 import { outboundUrl, type OutboundPolicy } from '@frequency-gateway/platform';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { strictObject } from './strictObject.js';
 
@@ -46,7 +46,7 @@ export type WebhookRegistration = z.infer<ReturnType<typeof webhookRegistration>
  */
 export class WebhookRegistry {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { strictObject } from './strictObject.js';
 
@@ -53,7 +53,7 @@ export type ResetRequest = z.infer<typeof resetRequest>;
  */
 export class ScannerControl {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

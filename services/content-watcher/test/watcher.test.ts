@@ -113,7 +113,7 @@ function expectedOf(published: PublishedBatch[]) {
 
 const finalized = async () => (await pipeline.chain.queries.finalizedBlock()).number;
 
-/** Queue clients by key prefix (the guarded watcher has its own), closed after the file. */
+/** Queue clients by keyspace (the guarded watcher has its own), closed after the file. */
 const watcherQueues = new Map<string, Queue[]>();
 
 /** Nothing left to search, read or deliver: no job of the watcher's queues waiting, running or delayed. */
@@ -136,7 +136,7 @@ async function queuesIdle(prefix: string): Promise<boolean> {
  * Until four more blocks are finalized and scanned (unless the scanner is paused) and every queue is idle: by
  * then anything that would arrive twice has arrived.
  */
-async function settle({ prefix = 'watcher', paused = false } = {}): Promise<void> {
+async function settle({ prefix = '{watcher}', paused = false } = {}): Promise<void> {
   const then = await finalized();
   const scanned = async () => Number((await admin.get(`${prefix}:scanner:position`)) ?? 0) >= then + 4;
   await waitUntil(
@@ -445,7 +445,7 @@ test('with the default outbound policy, loopback is refused at registration and,
   const redis = new Redis(pipeline.redis.url);
   const deliveries = new Queue('watcherDeliveryQueue', {
     connection: { url: pipeline.redis.url },
-    prefix: 'guarded:bull',
+    prefix: '{guarded}:bull',
   });
   try {
     const port = receiver.port;
@@ -474,7 +474,7 @@ test('with the default outbound policy, loopback is refused at registration and,
 
     // Past registration (written by an older version, or straight into Redis): the worker sends nothing.
     await redis.sadd(
-      'guarded:webhooks:broadcast',
+      '{guarded}:webhooks:broadcast',
       to('/guarded'),
       `http://hook-user:hook-pass-0xfeed@127.0.0.1:${port}/guarded`,
     );
@@ -484,7 +484,7 @@ test('with the default outbound policy, loopback is refused at registration and,
     ]);
     await publishAll('guarded');
     await waitUntil(async () => (await deliveries.getFailedCount()) >= 2, 60_000, 'dead-lettered deliveries');
-    await settle({ prefix: 'guarded' });
+    await settle({ prefix: '{guarded}' });
     const failed = await deliveries.getFailed();
     expect(failed.length).toBeGreaterThanOrEqual(2);
     for (const job of failed) {

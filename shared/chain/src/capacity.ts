@@ -1,5 +1,5 @@
 import type { ApiPromise } from '@polkadot/api';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import { Gauge, type Registry } from 'prom-client';
 import type { TransactionOutcome } from './tracker.js';
 
@@ -76,7 +76,7 @@ export interface CapacityState {
 
 export interface CapacityMonitorOptions {
   api: ApiPromise;
-  redis: Redis;
+  redis: RedisClient;
   providerId: bigint | number;
   limits: CapacityLimits;
   /** Redis key prefix (CACHE_KEY_PREFIX) and this service's name, for its per-epoch usage. */

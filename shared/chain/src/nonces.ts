@@ -1,6 +1,6 @@
 import type { ApiPromise } from '@polkadot/api';
 import { RedisScript } from '@frequency-gateway/platform';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 
 const RESERVE = RedisScript.fromFile(new URL('./reserveNonce.lua', import.meta.url), 2);
 
@@ -21,7 +21,7 @@ export class NonceManager {
   private readonly watchKey: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly api: ApiPromise,
     private readonly account: string,
     private readonly options: NonceManagerOptions,

@@ -1,7 +1,13 @@
 import type { ApiPromise } from '@polkadot/api';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { currentTraceCarrier, inSpan, registerScrapedGauges, type TraceCarrier } from '@frequency-gateway/platform';
+import {
+  currentTraceCarrier,
+  inSpan,
+  registerScrapedGauges,
+  type RedisClient,
+  type TraceCarrier,
+} from '@frequency-gateway/platform';
 import { decodeDispatchError, type ChainError } from './transactionErrors.js';
 import type { SignedTransaction } from './submitter.js';
 
@@ -94,7 +100,7 @@ export class TransactionTracker {
 
   constructor(
     private readonly api: ApiPromise,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: TrackerOptions,
   ) {
     this.pendingKey = `${options.prefix}:tx:pending`;

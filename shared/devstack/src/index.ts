@@ -6,3 +6,5 @@ export * from './webhookReceiver.js';
 export * from './processes.js';
 export * from './jsonCall.js';
 export * from './otlpReceiver.js';
+export * from './redisCluster.js';
+export * from './redisSentinel.js';

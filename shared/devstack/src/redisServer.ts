@@ -26,6 +26,8 @@ export interface RedisServerOptions {
    * `restart`) keeps it: `always` fsyncs every write, `everysec` once a second. Default: nothing is kept.
    */
   appendOnly?: 'always' | 'everysec';
+  /** More server arguments, as redis-server takes them (`['--cluster-enabled', 'yes']`, `['--replicaof', …]`). */
+  args?: string[];
 }
 
 export interface LocalRedis {
@@ -71,6 +73,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     if (options.appendOnly) args.push('--appendonly', 'yes', '--appendfsync', options.appendOnly);
     else args.push('--appendonly', 'no');
     if (options.password) args.push('--requirepass', options.password);
+    args.push(...(options.args ?? []));
     child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     await waitForReady(child, port);
     child.stdout?.resume();

@@ -8,6 +8,7 @@ import {
   JOB_RETENTION,
   JobQueues,
   openRedis,
+  type RedisClient,
   TurnBatch,
   type ItemOutcome,
   type JobsOptions,
@@ -62,7 +63,7 @@ describe('Intake and IntakeRelay', () => {
   const stream = intakeStream(PREFIX, 'test');
   let server: LocalRedis;
   let redis: Redis;
-  let failFast: Redis;
+  let failFast: RedisClient;
   let status: RequestStatusStore;
   let queues: JobQueues;
   let metrics: Registry;
@@ -72,7 +73,7 @@ describe('Intake and IntakeRelay', () => {
   const relays: IntakeRelay[] = [];
   const relay = (options: { consumer?: string; claimIdleMs?: number } = {}) => {
     const started = new IntakeRelay({
-      redisUrl: server.url,
+      redis: server.url,
       stream,
       queues,
       logger,
@@ -104,7 +105,7 @@ describe('Intake and IntakeRelay', () => {
     await waitUntil(async () => failFast.status === 'ready', 10_000, 'the fail-fast connection ready', 20);
     status = new RequestStatusStore(failFast, { prefix: PREFIX, ttlSeconds: 60, finalStates: ['done', 'failed'] });
     metrics = createMetricsRegistry('test');
-    queues = new JobQueues({ redisUrl: server.url, keyPrefix: PREFIX, logger, metrics });
+    queues = new JobQueues({ redis: server.url, keyPrefix: PREFIX, logger, metrics });
     intake = new Intake(status, logger, metrics, { service: 'test', stream });
   });
   afterEach(async () => {
@@ -281,8 +282,8 @@ describe('IntakeRelay shutdown', () => {
       destination: captureLogLines().stream,
     });
     const metrics = createMetricsRegistry('test');
-    const queues = new JobQueues({ redisUrl: server.url, keyPrefix: 'down', logger, metrics });
-    const relay = new IntakeRelay({ redisUrl: server.url, stream: 'down:intake:test', queues, logger, metrics });
+    const queues = new JobQueues({ redis: server.url, keyPrefix: 'down', logger, metrics });
+    const relay = new IntakeRelay({ redis: server.url, stream: 'down:intake:test', queues, logger, metrics });
     relay.start();
     // The relay is parked in its blocking read when Redis goes away.
     const admin = new Redis(server.url);

@@ -70,7 +70,7 @@ describe('OpenAPI document', () => {
     const readiness = new ReadinessController({ logger });
     const eventLoop = new EventLoopWatch(1000);
     const config = parseConfig(testConfig, { REDIS_URL: 'redis://127.0.0.1:1' });
-    const queues = new JobQueues({ redisUrl: config.REDIS_URL, keyPrefix: 't', logger, metrics });
+    const queues = new JobQueues({ redis: config.REDIS_URL, keyPrefix: 't', logger, metrics });
     const parts = await testComponent.setup({ config, logger, metrics, readiness, queues } as unknown as Parameters<
       typeof testComponent.setup
     >[0]);

@@ -44,7 +44,7 @@ describe('tracing on: spans, their parents across a queue and an HTTP call, trac
       serviceVersion: '0.0.0',
       logger,
     });
-    queues = new JobQueues({ redisUrl: redis.url, keyPrefix: 'traced', logger, metrics: createMetricsRegistry('t') });
+    queues = new JobQueues({ redis: redis.url, keyPrefix: 'traced', logger, metrics: createMetricsRegistry('t') });
     const { app } = createHttpApp({
       logger,
       metrics: createMetricsRegistry('http'),

@@ -42,7 +42,7 @@ describe('tracing off', () => {
   it('queues job data exactly as given', async () => {
     const logger = createLogger({ component: 'off', level: 'warn', pretty: false });
     const queues = new JobQueues({
-      redisUrl: redis.url,
+      redis: redis.url,
       keyPrefix: 'off',
       logger,
       metrics: createMetricsRegistry('off'),

@@ -99,7 +99,7 @@ describe('webhook destinations', () => {
       { WEBHOOK_BASE_URL: baseUrl, WEBHOOK_MAX_ATTEMPTS: '5', WEBHOOK_RETRY_BASE_MS: '100' },
     );
     const metrics = new Registry();
-    const queues = new JobQueues({ redisUrl: redis.url, keyPrefix: `notify-${++prefixes}`, logger, metrics });
+    const queues = new JobQueues({ redis: redis.url, keyPrefix: `notify-${++prefixes}`, logger, metrics });
     cleanups.push(() => queues.close(1_000));
     const readiness = new ReadinessController({ logger, metrics });
     const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });
@@ -130,7 +130,7 @@ describe('webhook destinations', () => {
       { WEBHOOK_BASE_URL: receiver.url, OUTBOUND_ALLOWED_DESTINATIONS: '127.0.0.0/8' },
     );
     const metrics = new Registry();
-    const queues = new JobQueues({ redisUrl: redis.url, keyPrefix: `notify-${++prefixes}`, logger, metrics });
+    const queues = new JobQueues({ redis: redis.url, keyPrefix: `notify-${++prefixes}`, logger, metrics });
     cleanups.push(() => queues.close(1_000));
     const readiness = new ReadinessController({ logger, metrics });
     const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });

@@ -4,6 +4,8 @@ import {
   commonVariables,
   Intake,
   intakeStream,
+  intakeDurability,
+  intakeVariables,
   openRedis,
   requestStatusRoutes,
   requestStatusVariables,
@@ -44,6 +46,7 @@ const uriList = z
 export const accountApiConfig = {
   ...commonVariables({ cacheKeyPrefix: 'account' }),
   ...apiVariables({ port: 3013 }),
+  ...intakeVariables(),
   ...chainVariables(),
   PROVIDER_ACCOUNT_SEED_PHRASE: secret(
     z.string().optional(),
@@ -83,18 +86,19 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
   version,
   config: accountApiConfig,
   portVariable: 'API_PORT',
-  setup: ({ config, queues, readiness, metrics, logger, shutdown }) => {
+  setup: ({ config, queues, readiness, metrics, logger, shutdown, redisEndpoint }) => {
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger, metrics });
     readiness.add(chainCheck(chain));
     for (const name of Object.values(ACCOUNT_QUEUES)) queues.queue(name);
 
     // Requests are answered at once while Redis is away (503), not held until it returns.
-    const redis = openRedis(config.REDIS_URL, 'failFast');
+    const redis = openRedis(redisEndpoint, 'failFast');
     const status = accountRequests.store(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
     const intake = new Intake(status, logger, metrics, {
       service: accountRequests.intake,
       stream: intakeStream(config.CACHE_KEY_PREFIX, accountRequests.intake),
       jobOptions: ACCOUNT_JOB_OPTIONS.transactionPublish,
+      ...intakeDurability(config),
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const nonces = new LoginNonces(redis, config.CACHE_KEY_PREFIX, logger);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { badRequest, HttpError, serviceUnavailable, type Logger } from '@frequency-gateway/platform';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 
 /** The lines of a CAIP-122 login message that make it single-use: its nonce and when it stops being valid. */
 export interface LoginMessageTerms {
@@ -48,7 +48,7 @@ const useValue = (use: LoginUse) =>
  */
 export class LoginNonces {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly logger: Logger,
   ) {}

@@ -15,7 +15,7 @@ import {
 } from '@frequency-gateway/chain';
 import type { Job, Logger, RequestStatusStore } from '@frequency-gateway/platform';
 import type { TransactionNotifier } from '@frequency-gateway/webhooks';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import { Counter, type Registry } from 'prom-client';
 import type { EncodedCall, TransactionJob, UserSignedTransaction } from '../jobs.js';
 import type { AccountNotification } from '../notifications.js';
@@ -31,7 +31,7 @@ export class RefusedError extends Error {
 
 export interface AccountTransactionsOptions {
   api: ChainApi;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   submitter: CapacitySubmitter;
   tracker: TransactionTracker;

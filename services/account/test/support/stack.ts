@@ -2,17 +2,19 @@ import { fileURLToPath } from 'node:url';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
+import { LOOPBACK_DESTINATIONS, redisKeyspace } from '@frequency-gateway/platform';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { ACCOUNT_QUEUES } from '../../src/index.js';
 import {
   spawnServer,
+  startRedisCluster,
   startRedisServer,
   startWebhookReceiver,
   waitUntil,
   type LocalRedis,
+  type LocalRedisCluster,
   type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
@@ -22,11 +24,18 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 export const WEBHOOK_SECRET = `whsec_${Buffer.from('account-test-secret-of-24b').toString('base64')}`;
 export const PREFIX = 'account';
+/** The Redis keys of the stack's components: `{account}:…`. */
+export const KEYSPACE = redisKeyspace(PREFIX);
 
 /** The account service as deployed: api and worker processes, the devchain, Redis and the application's webhook receiver. */
 export interface AccountStack {
   devchain: DevchainProcess;
+  /** The redis-server (with `redis: 'cluster'`, the cluster's first node). */
   redis: LocalRedis;
+  /** With `redis: 'cluster'`, the cluster. */
+  cluster: LocalRedisCluster | undefined;
+  /** A client of it (a cluster client on a cluster), for reading what the components keep. */
+  admin: Redis | Cluster;
   receiver: WebhookReceiver;
   api: ServerProcess;
   workers: ServerProcess[];
@@ -61,20 +70,25 @@ export interface StackOptions {
   workerEnv?: Record<string, string> | ((receiver: WebhookReceiver) => Record<string, string>);
   /** Collects the log lines (stdout) of every worker. */
   workerLogs?: string[];
+  /** A single redis-server (the default), or a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES. */
+  redis?: 'single' | 'cluster';
 }
 
 export async function startAccountStack(options: StackOptions = {}): Promise<AccountStack> {
-  const [devchain, redis, receiver] = await Promise.all([
+  const [devchain, backing, receiver] = await Promise.all([
     spawnDevchain({
       sealing: 'interval',
       blockTimeMs: options.blockTimeMs ?? 1_000,
       finalityLag: options.finalityLag ?? 2,
     }),
-    startRedisServer({ appendOnly: 'everysec' }),
+    options.redis === 'cluster' ? startRedisCluster() : startRedisServer({ appendOnly: 'everysec' }),
     startWebhookReceiver(),
   ]);
+  const cluster = 'seeds' in backing ? backing : undefined;
+  const redis = cluster ? (cluster.nodes[0] as LocalRedis) : (backing as LocalRedis);
   const common = {
     REDIS_URL: redis.url,
+    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}),
     FREQUENCY_API_WS_URL: devchain.url,
     PROVIDER_ID: '1',
     CACHE_KEY_PREFIX: PREFIX,
@@ -149,14 +163,18 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
 
-  const admin = new Redis(redis.url);
+  const admin = cluster
+    ? new Cluster(cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })))
+    : new Redis(redis.url);
   const queues = Object.values(ACCOUNT_QUEUES).map(
-    (name) => new Queue(name, { connection: { url: redis.url }, prefix: `${PREFIX}:bull` }),
+    (name) => new Queue(name, { connection: cluster ? admin : { url: redis.url }, prefix: `${KEYSPACE}:bull` }),
   );
 
   return {
     devchain,
     redis,
+    cluster,
+    admin,
     receiver,
     api,
     workers,
@@ -204,7 +222,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
         if (Object.values(counts).some((count) => count > 0)) return false;
       }
-      return (await admin.hlen(`${PREFIX}:tx:pending`)) === 0;
+      return (await admin.hlen(`${KEYSPACE}:tx:pending`)) === 0;
     },
     stop: async () => {
       await Promise.all(queues.map((queue) => queue.close()));
@@ -212,7 +230,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all([api, ...extraApis].map((server) => server.stop()));
       await chain.close();
-      await Promise.all([devchain.stop(), redis.stop(), receiver.stop()]);
+      await Promise.all([devchain.stop(), (cluster ?? redis).stop(), receiver.stop()]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import type { StoredContent } from '@frequency-gateway/storage';
 
 /** MIME types an asset may have (images, video, audio, Parquet batch files), matched whole. */
@@ -26,7 +26,7 @@ const assetType = (mimeType: string): AssetMetadata['type'] =>
 
 export class AssetCatalog {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

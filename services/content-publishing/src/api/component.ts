@@ -3,6 +3,8 @@ import {
   apiVariables,
   Intake,
   intakeStream,
+  intakeDurability,
+  intakeVariables,
   openRedis,
   commonVariables,
   requestStatusRoutes,
@@ -27,6 +29,7 @@ import { Uploads } from './uploads.js';
 export const contentPublishingApiConfig = {
   ...commonVariables({ cacheKeyPrefix: 'content-publishing' }),
   ...apiVariables({ port: 3010 }),
+  ...intakeVariables(),
   ...chainVariables(),
   ...storageVariables(),
   FILE_UPLOAD_MAX_SIZE_IN_BYTES: variable(
@@ -59,7 +62,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
   version,
   config: contentPublishingApiConfig,
   portVariable: 'API_PORT',
-  setup: ({ config, queues, readiness, metrics, logger, shutdown }) => {
+  setup: ({ config, queues, readiness, metrics, logger, shutdown, redisEndpoint }) => {
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger, metrics });
@@ -69,13 +72,14 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
     queues.queue(DEFAULT_WEBHOOK_QUEUE);
 
     // Requests are answered at once while Redis is away (503), not held until it returns.
-    const redis = openRedis(config.REDIS_URL, 'failFast');
+    const redis = openRedis(redisEndpoint, 'failFast');
     const status = contentRequests.store(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
     const stream = intakeStream(config.CACHE_KEY_PREFIX, contentRequests.intake);
     const intake = new Intake(status, logger, metrics, {
       service: contentRequests.intake,
       stream,
       jobOptions: jobOptionsOf,
+      ...intakeDurability(config),
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);

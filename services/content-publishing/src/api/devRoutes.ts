@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import {
   defineRoute,
   notFound,
@@ -43,7 +43,7 @@ function dummyBody(kind: ContentKind, index: number): object {
 export interface DevRoutesOptions {
   intake: Intake;
   queues: JobQueues;
-  redis: Redis;
+  redis: RedisClient;
   /** The intake stream, where an accepted job waits until a worker moves it into its queue. */
   stream: string;
 }

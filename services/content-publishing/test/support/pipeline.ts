@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { startKubo, startRedisServer, waitUntil, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
+import {
+  startKubo,
+  startRedisCluster,
+  startRedisSentinelGroup,
+  startRedisServer,
+  waitUntil,
+  type LocalKubo,
+  type LocalRedis,
+  type LocalRedisCluster,
+  type LocalRedisSentinelGroup,
+} from '@frequency-gateway/devstack';
 
 export { waitUntil } from '@frequency-gateway/devstack';
 import { readBatch } from '@frequency-gateway/dsnp';
@@ -14,7 +24,14 @@ import { call } from './stack.js';
 /** The publishing pipeline as deployed: api and worker processes, the devchain, Redis and Kubo each their own. */
 export interface PipelineStack {
   devchain: DevchainProcess;
+  /** The redis-server (with `redis: 'cluster'`, the cluster's first node). */
   redis: LocalRedis;
+  /** With `redis: 'cluster'`, the cluster. */
+  cluster: LocalRedisCluster | undefined;
+  /** With `redis: 'sentinel'`, the primary, its replicas and their Sentinels. */
+  sentinel: LocalRedisSentinelGroup | undefined;
+  /** Starts one more api process with more settings, stopped with the stack. */
+  startApi(env: Record<string, string>): Promise<ApiProcess>;
   kubo: LocalKubo;
   api: ApiProcess;
   workers: ApiProcess[];
@@ -54,24 +71,42 @@ export interface PipelineOptions {
   workers?: number;
   /** Extra genesis (users and delegations), as the devchain's --genesis file takes it. */
   genesis?: object;
+  /**
+   * A single redis-server (the default), a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES,
+   * or a primary with 2 replicas and 3 Sentinels they reach by REDIS_SENTINELS.
+   */
+  redis?: 'single' | 'cluster' | 'sentinel';
 }
 
 export async function startPipeline(options: PipelineOptions = {}): Promise<PipelineStack> {
   const folder = mkdtempSync(join(tmpdir(), 'pipeline-'));
   const genesisFile = join(folder, 'genesis.json');
   writeFileSync(genesisFile, JSON.stringify(options.genesis ?? {}));
-  const [devchain, redis, kubo] = await Promise.all([
+  const [devchain, backing, kubo] = await Promise.all([
     spawnDevchain({
       sealing: 'interval',
       blockTimeMs: options.blockTimeMs ?? 500,
       finalityLag: options.finalityLag ?? 2,
       genesisFile,
     }),
-    startRedisServer({ appendOnly: 'everysec' }),
+    options.redis === 'cluster'
+      ? startRedisCluster()
+      : options.redis === 'sentinel'
+        ? startRedisSentinelGroup()
+        : startRedisServer({ appendOnly: 'everysec' }),
     startKubo(),
   ]);
+  const cluster = 'seeds' in backing ? backing : undefined;
+  const sentinel = 'sentinelNodes' in backing ? backing : undefined;
+  const redis = cluster
+    ? (cluster.nodes[0] as LocalRedis)
+    : sentinel
+      ? (sentinel.servers[0] as LocalRedis)
+      : (backing as LocalRedis);
   const common = {
     REDIS_URL: redis.url,
+    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}),
+    ...(sentinel ? { REDIS_SENTINELS: sentinel.sentinelNodes, REDIS_SENTINEL_NAME: sentinel.name } : {}),
     FREQUENCY_API_WS_URL: devchain.url,
     PROVIDER_ID: '1',
     IPFS_ENDPOINT: kubo.apiUrl,
@@ -107,9 +142,18 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     const answer = await call(api.url, 'GET', `/v1/requests/${referenceId}`);
     return answer.status === 200 ? (answer.body as RequestRecord) : undefined;
   };
+  const apis: ApiProcess[] = [];
   return {
     devchain,
     redis,
+    cluster,
+    sentinel,
+    startApi: async (env) => {
+      const extra = await spawnApi({ ...common, ...env });
+      apis.push(extra);
+      await waitUntil(async () => (await fetch(`${extra.url}/readyz`)).status === 200, 60_000, 'api ready');
+      return extra;
+    },
     kubo,
     api,
     workers,
@@ -134,9 +178,9 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     },
     stop: async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
-      await api.stop();
+      await Promise.all([api, ...apis].map((one) => one.stop()));
       await chain.close();
-      await Promise.all([devchain.stop(), redis.stop(), kubo.stop()]);
+      await Promise.all([devchain.stop(), (cluster ?? sentinel ?? redis).stop(), kubo.stop()]);
       rmSync(folder, { recursive: true, force: true });
     },
   };

@@ -11,6 +11,7 @@ import {
   intakeStream,
   IntakeRelay,
   JobQueues,
+  redisKeyspace,
   startComponent,
   type StartedComponent,
 } from '@frequency-gateway/platform';
@@ -41,6 +42,8 @@ export interface ApiStack {
 }
 
 export const TEST_PREFIX = 'cp';
+/** The Redis keys of the stack's api: `{cp}:…`. */
+export const TEST_KEYSPACE = redisKeyspace(TEST_PREFIX);
 
 export async function startApiStack(
   env: Record<string, string> = {},
@@ -69,9 +72,9 @@ export async function startApiStack(
   // (unless `relay: false`: then they wait there, as with no worker running).
   const logger = createLogger({ component: 'relay', level: 'fatal', pretty: false, destination: new PassThrough() });
   const metrics = createMetricsRegistry('relay');
-  const jobQueues = new JobQueues({ redisUrl: redisServer.url, keyPrefix: TEST_PREFIX, logger, metrics });
-  const stream = intakeStream(TEST_PREFIX, contentRequests.intake);
-  const relay = new IntakeRelay({ redisUrl: redisServer.url, stream, queues: jobQueues, logger, metrics });
+  const jobQueues = new JobQueues({ redis: redisServer.url, keyPrefix: TEST_KEYSPACE, logger, metrics });
+  const stream = intakeStream(TEST_KEYSPACE, contentRequests.intake);
+  const relay = new IntakeRelay({ redis: redisServer.url, stream, queues: jobQueues, logger, metrics });
   if (options.relay !== false) relay.start();
   const drained = async () => {
     const deadline = Date.now() + 10_000;
@@ -89,7 +92,7 @@ export async function startApiStack(
     chain,
     storeDir,
     queue: <T>(name: string) => {
-      const queue = new Queue<T>(name, { connection: { url: redisServer.url }, prefix: `${TEST_PREFIX}:bull` });
+      const queue = new Queue<T>(name, { connection: { url: redisServer.url }, prefix: `${TEST_KEYSPACE}:bull` });
       queues.push(queue as Queue);
       return queue;
     },

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { Gauge, type Registry } from 'prom-client';
 import type { InCluster } from '../kubernetes/index.js';
 import {
@@ -24,7 +24,7 @@ export interface Leaders {
   stopAll(): Promise<void>;
 }
 
-function lockFor(name: string, config: CommonConfig, redis: Redis, cluster: InCluster | undefined): LeaseLock {
+function lockFor(name: string, config: CommonConfig, redis: RedisClient, cluster: InCluster | undefined): LeaseLock {
   // Inside a cluster, with the pod's identity from the downward API, use a Kubernetes Lease.
   if (cluster) {
     const object = leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`);
@@ -39,7 +39,7 @@ function lockFor(name: string, config: CommonConfig, redis: Redis, cluster: InCl
  */
 export function createLeaders(
   config: CommonConfig,
-  redis: Redis,
+  redis: RedisClient,
   logger: Logger,
   metrics: Registry,
   cluster: InCluster | undefined,

@@ -1,5 +1,4 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
 import { EventLoopWatch, healthRoutes, ReadinessController, StartupWatch } from '../health/index.js';
@@ -24,9 +23,12 @@ import {
   openRedis,
   RedisAvailability,
   redisCheck,
+  redisEndpoint,
   RedisRateWindow,
   redisTarget,
   withRedisPassword,
+  type RedisClient,
+  type RedisEndpoint,
 } from '../redis/index.js';
 import { createLeaders } from './leadership.js';
 import type { CommonConfig } from './variables.js';
@@ -36,7 +38,9 @@ export interface ComponentRuntime<C> {
   config: C;
   logger: Logger;
   /** Shared Redis connection for the component's own keys. */
-  redis: Redis;
+  redis: RedisClient;
+  /** Where Redis is (REDIS_URL, Sentinels or cluster nodes), for connections of the component's own. */
+  redisEndpoint: RedisEndpoint;
   queues: JobQueues;
   readiness: ReadinessController;
   /** Parts that start after setup (a worker's chain pipeline): /livez fails when one takes too long. */
@@ -112,7 +116,7 @@ type ApiSettings = {
 
 /** What the HTTP surface needs from Redis: a fail-fast connection for its counters, and why Redis fails. */
 interface HttpRedis {
-  connection: Redis;
+  connection: RedisClient;
   availability: RedisAvailability;
 }
 
@@ -226,8 +230,9 @@ export async function startComponent<S extends ConfigSpec>(
 
   // Every connection the platform opens tells what it meets (refused credentials, no answer) to one place.
   const availability = new RedisAvailability({ logger });
-  const redis = availability.watch(openRedis(common.REDIS_URL));
-  const failFastRedis = availability.watch(openRedis(common.REDIS_URL, 'failFast'));
+  const endpoint = redisEndpoint(common);
+  const redis = availability.watch(openRedis(endpoint));
+  const failFastRedis = availability.watch(openRedis(endpoint, 'failFast'));
   const readiness = new ReadinessController({
     logger,
     metrics,
@@ -239,9 +244,9 @@ export async function startComponent<S extends ConfigSpec>(
     ? new KubernetesPodEvents({ ...cluster, component: definition.name, logger, scrub: secretScrubber(secrets) })
     : undefined;
   if (podEvents) recordReadinessEvents(readiness, podEvents);
-  readiness.add(redisCheck(failFastRedis, redisTarget(common.REDIS_URL), availability));
+  readiness.add(redisCheck(failFastRedis, redisTarget(endpoint), availability));
   const queues = new JobQueues({
-    redisUrl: common.REDIS_URL,
+    redis: endpoint,
     keyPrefix: common.CACHE_KEY_PREFIX,
     logger,
     metrics,
@@ -255,6 +260,7 @@ export async function startComponent<S extends ConfigSpec>(
     config,
     logger,
     redis,
+    redisEndpoint: endpoint,
     queues,
     readiness,
     startup,

@@ -3,6 +3,8 @@ import { LOG_LEVELS } from '../logging/index.js';
 import { basePath, flag, port, positiveMs, redisUrl, secret, variable } from '../config/index.js';
 import { apiTokensSchema } from '../http/bearerTokens.js';
 import { trustProxySchema } from '../http/trustProxy.js';
+import { redisNodes } from '../redis/endpoint.js';
+import { redisKeyspace } from '../redis/keyspace.js';
 
 /** Variables every component reads. */
 export function commonVariables(defaults: { cacheKeyPrefix: string }) {
@@ -26,12 +28,32 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
       'Redis password, any characters; overrides a password in REDIS_URL, so that REDIS_URL (host, port, database) can sit in a ConfigMap and only this in a Secret',
       'change-me',
     ),
+    REDIS_SENTINELS: variable(
+      redisNodes().optional(),
+      'Sentinels of a replicated Redis, as comma-separated `host:port`: every connection (queues and blocking ones included) asks them for the primary of REDIS_SENTINEL_NAME and follows it through a failover without a restart. REDIS_URL then gives only the scheme, credentials and database',
+      { example: 'redis-sentinel-0:26379,redis-sentinel-1:26379,redis-sentinel-2:26379' },
+    ),
+    REDIS_SENTINEL_NAME: variable(
+      z.string().min(1).default('mymaster'),
+      'With REDIS_SENTINELS, the name of the primary the Sentinels monitor',
+    ),
+    REDIS_SENTINEL_PASSWORD: secret(
+      z.string().optional(),
+      "With REDIS_SENTINELS, the password of the Sentinels themselves (the primary's is REDIS_PASSWORD or the one in REDIS_URL)",
+      'change-me',
+    ),
+    REDIS_CLUSTER_NODES: variable(
+      redisNodes().optional(),
+      'Nodes of a Redis Cluster, as comma-separated `host:port` (any of them; the rest are discovered). REDIS_URL then gives only the scheme and credentials. Each service keeps its keys under one hash tag (CACHE_KEY_PREFIX), so it runs unchanged on a cluster. Not with REDIS_SENTINELS',
+      { example: 'redis-0:6379,redis-1:6379,redis-2:6379' },
+    ),
     CACHE_KEY_PREFIX: variable(
       z
         .string()
         .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
-        .default(defaults.cacheKeyPrefix),
-      'Prefix of every Redis key this service writes; BullMQ keys live under `<prefix>:bull`. The api and worker of a service must share it',
+        .default(defaults.cacheKeyPrefix)
+        .transform(redisKeyspace),
+      "Prefix of every Redis key this service writes, used as a hash tag: keys are `{<prefix>}:…` and BullMQ's live under `{<prefix>}:bull`, so that all of a service's keys share one Redis Cluster slot. The api and worker of a service must share it",
     ),
     SHUTDOWN_GRACE_MS: variable(
       positiveMs(25_000),

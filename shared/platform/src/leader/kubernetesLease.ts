@@ -4,6 +4,7 @@ import type { LeaseAttempt, LeaseLock } from './lease.js';
 /** Kubernetes object names: lower-case alphanumerics and '-', at most 63 characters here. */
 export function leaseObjectName(name: string): string {
   const cleaned = name
+    .replace(/[{}]/g, '') // a Redis keyspace's hash-tag braces are no part of the name
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '');

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { RedisScript } from '../redis/script.js';
 import type { LeaseAttempt, LeaseLock } from './lease.js';
 
@@ -12,7 +12,7 @@ export class RedisLeaseLock implements LeaseLock {
   private readonly fenceKey: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
     name: string,
   ) {

@@ -1,5 +1,11 @@
-import { QueueKeys, RedisConnection, RedisQueueBackend, type BackendFactory, type RedisClient } from 'bullmq';
-import type { Redis } from 'ioredis';
+import {
+  QueueKeys,
+  RedisConnection,
+  RedisQueueBackend,
+  type BackendFactory,
+  type RedisClient as BullClient,
+} from 'bullmq';
+import type { RedisClient } from '../redis/connection.js';
 import { RedisUnavailableError, type RedisAvailability } from '../redis/index.js';
 
 /**
@@ -10,19 +16,19 @@ import { RedisUnavailableError, type RedisAvailability } from '../redis/index.js
  */
 class FailFastConnection extends RedisConnection {
   constructor(
-    private readonly raw: Redis,
+    private readonly raw: RedisClient,
     private readonly availability: RedisAvailability,
   ) {
     super(raw, { shared: true, blocking: false });
   }
 
-  override get client(): Promise<RedisClient> {
+  override get client(): Promise<BullClient> {
     const initialized = super.client;
     // Once initialized, commands go to the fail-fast ioredis client, which refuses them itself while it is down.
     if (this.status === 'ready') return initialized;
     const known = this.availability.failureOf(this.raw);
     if (known) return Promise.reject(new RedisUnavailableError(known));
-    return new Promise<RedisClient>((resolve, reject) => {
+    return new Promise<BullClient>((resolve, reject) => {
       const stop = this.availability.onFailure(this.raw, (failure) => reject(new RedisUnavailableError(failure)));
       initialized.then(
         (client) => (stop(), resolve(client)),
@@ -38,7 +44,7 @@ class FailFastConnection extends RedisConnection {
  * the connection wrapper above.
  */
 export function failFastBackend(
-  connection: Redis,
+  connection: RedisClient,
   availability: RedisAvailability,
   prefix: string,
 ): BackendFactory<RedisQueueBackend> {

@@ -1,8 +1,14 @@
 import { DelayedError, Queue, Worker, type AdvancedOptions, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
-import { openRedis, RedisAvailability, redisFailureOf, registerRedisMemoryGauges } from '../redis/index.js';
+import {
+  openRedis,
+  RedisAvailability,
+  redisFailureOf,
+  registerRedisMemoryGauges,
+  type RedisEndpoint,
+} from '../redis/index.js';
 import { failFastBackend } from './failFastBackend.js';
 import { isLastAttempt } from './retention.js';
 import { inSpan, SpanKind, takeTraceContext, withTraceContext } from '../tracing/index.js';
@@ -22,8 +28,9 @@ export interface JobContext {
 export type JobProcessor<T, R> = (job: Job<T, R>, context: JobContext) => Promise<R>;
 
 export interface JobQueuesOptions {
-  redisUrl: string;
-  /** CACHE_KEY_PREFIX; BullMQ keys live under `<prefix>:bull`. */
+  /** The component's Redis (a URL alone: one server). */
+  redis: RedisEndpoint | string;
+  /** The service's keyspace (CACHE_KEY_PREFIX as parsed, `{prefix}`); BullMQ keys live under `<keyspace>:bull`. */
   keyPrefix: string;
   logger: Logger;
   metrics: Registry;
@@ -49,8 +56,8 @@ export interface WorkerOptions<T = unknown, R = unknown> {
 export class JobQueues {
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
-  private readonly producer: Redis;
-  private readonly consumerConnection: Redis;
+  private readonly producer: RedisClient;
+  private readonly consumerConnection: RedisClient;
   readonly prefix: string;
   private readonly outcomes: Counter<'queue' | 'outcome'>;
   private readonly durations: Histogram<'queue' | 'outcome'>;
@@ -60,8 +67,8 @@ export class JobQueues {
     this.prefix = `${options.keyPrefix}:bull`;
     this.availability = options.availability ?? new RedisAvailability({ logger: options.logger });
     // Producers fail fast while Redis is away (callers answer 503); consumers wait for it to come back.
-    this.producer = this.availability.watch(openRedis(options.redisUrl, 'failFast'));
-    this.consumerConnection = this.availability.watch(openRedis(options.redisUrl, 'blocking'));
+    this.producer = this.availability.watch(openRedis(options.redis, 'failFast'));
+    this.consumerConnection = this.availability.watch(openRedis(options.redis, 'blocking'));
     const registers = [options.metrics];
     this.outcomes = new Counter({
       name: 'queue_jobs_processed_total',

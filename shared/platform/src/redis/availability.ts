@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { Logger } from '../logging/index.js';
 
 /** Why Redis cannot be used: it refuses the configured credentials, or it cannot be reached at all. */
@@ -86,24 +86,24 @@ type FailureListener = (failure: RedisFailure) => void;
  * and BullMQ would report every attempt of every connection (dozens of identical lines a minute).
  */
 export class RedisAvailability {
-  private readonly failing = new Map<Redis, RedisFailure>();
-  private readonly listeners = new Map<Redis, Set<FailureListener>>();
+  private readonly failing = new Map<RedisClient, RedisFailure>();
+  private readonly listeners = new Map<RedisClient, Set<FailureListener>>();
   /** Connections with an offline queue, switched to failing fast while the credentials are refused. */
-  private readonly offlineQueueHeld = new Set<Redis>();
+  private readonly offlineQueueHeld = new Set<RedisClient>();
   private attempts = 0;
   private lastReminder = 0;
 
   constructor(private readonly options: RedisAvailabilityOptions) {}
 
   /** Follows the connection's errors and recoveries. Returns it, for `watch(openRedis(…))`. */
-  watch(connection: Redis): Redis {
+  watch<C extends RedisClient>(connection: C): C {
     connection.on('error', (error: unknown) => this.noticeError(connection, error));
     connection.on('ready', () => this.noticeReady(connection));
     return connection;
   }
 
   /** Why this connection cannot be used now, when it is known to fail. */
-  failureOf(connection: Redis): RedisFailure | undefined {
+  failureOf(connection: RedisClient): RedisFailure | undefined {
     return this.failing.get(connection);
   }
 
@@ -138,14 +138,14 @@ export class RedisAvailability {
   }
 
   /** Calls `listener` the next time this connection fails; returns a function that stops listening. */
-  onFailure(connection: Redis, listener: FailureListener): () => void {
+  onFailure(connection: RedisClient, listener: FailureListener): () => void {
     let set = this.listeners.get(connection);
     if (!set) this.listeners.set(connection, (set = new Set()));
     set.add(listener);
     return () => set.delete(listener);
   }
 
-  private noticeError(connection: Redis, error: unknown): void {
+  private noticeError(connection: RedisClient, error: unknown): void {
     const known = redisFailureOf(error);
     if (!known) return;
     // A connection refused its credentials also reports the resulting close as "Connection is closed": keep the cause.
@@ -157,7 +157,7 @@ export class RedisAvailability {
     this.countAttempt();
   }
 
-  private noticeReady(connection: Redis): void {
+  private noticeReady(connection: RedisClient): void {
     this.failing.delete(connection);
     this.releaseOfflineQueue(connection);
     // The credentials this one was accepted with are no longer refused on the others either: they only wait for
@@ -178,13 +178,13 @@ export class RedisAvailability {
    * while it refuses the credentials (that takes a configuration change). Commands then fail at once instead of
    * waiting for the next refused attempt; the queue comes back with the connection.
    */
-  private holdOfflineQueue(connection: Redis): void {
+  private holdOfflineQueue(connection: RedisClient): void {
     if (!connection.options.enableOfflineQueue) return;
     connection.options.enableOfflineQueue = false;
     this.offlineQueueHeld.add(connection);
   }
 
-  private releaseOfflineQueue(connection: Redis): void {
+  private releaseOfflineQueue(connection: RedisClient): void {
     if (!this.offlineQueueHeld.delete(connection)) return;
     connection.options.enableOfflineQueue = true;
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { ReadinessCheck } from '../health/index.js';
 import type { RedisAvailability, RedisFailure } from './availability.js';
 
@@ -10,7 +10,7 @@ const CONNECTING = new Set(['connecting', 'connect', 'wait']);
  * than report a false outage. When `availability` knows why the connection fails (Redis refused the
  * credentials, say), the check says that rather than the symptom ("Stream isn't writeable").
  */
-export function redisCheck(connection: Redis, target: string, availability?: RedisAvailability): ReadinessCheck {
+export function redisCheck(connection: RedisClient, target: string, availability?: RedisAvailability): ReadinessCheck {
   return {
     name: 'redis',
     target,

@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisEndpoint } from './endpoint.js';
 
 /**
  * How a connection behaves while Redis is away:
@@ -18,23 +19,86 @@ const MODES: Record<RedisMode, RedisOptions> = {
   blocking: { maxRetriesPerRequest: null },
 };
 
+/** A connection to one Redis (single or behind Sentinel) or to a Redis Cluster: every command either takes. */
+export type RedisClient = Redis | Cluster;
+
 /**
- * Opens a connection that starts connecting at once and keeps reconnecting. Connection errors are not
- * logged here: an outage is reported once, by the readiness controller, instead of on every retry.
+ * Opens a connection to the endpoint (a URL alone: one server) that starts connecting at once and keeps
+ * reconnecting. Connection errors are not logged here: an outage is reported once, by the readiness
+ * controller, instead of on every retry.
  */
-export function openRedis(url: string, mode: RedisMode = 'queued'): Redis {
-  const connection = new Redis(url, { ...MODES[mode], lazyConnect: true });
+export function openRedis(endpoint: RedisEndpoint | string, mode: RedisMode = 'queued'): RedisClient {
+  const target: RedisEndpoint = typeof endpoint === 'string' ? { kind: 'single', url: endpoint } : endpoint;
+  const connection = target.kind === 'cluster' ? openCluster(target, mode) : openServer(target, mode);
   connection.on('error', () => undefined);
   void connection.connect().catch(() => undefined);
   return connection;
 }
 
-/** `redis://host:port/db` with any credentials left out: safe for health output. */
-export function redisTarget(url: string): string {
-  const parsed = new URL(url);
-  const port = parsed.port ? `:${parsed.port}` : '';
-  const db = parsed.pathname === '/' ? '' : parsed.pathname;
-  return `${parsed.protocol}//${parsed.hostname}${port}${db}`;
+/** After a failover a connection may still reach the demoted primary: its writes get READONLY until it reconnects. */
+const reconnectWhenReadOnly = (error: Error) => (error.message.startsWith('READONLY') ? 2 : false);
+
+function openServer(endpoint: Exclude<RedisEndpoint, { kind: 'cluster' }>, mode: RedisMode): Redis {
+  if (endpoint.kind === 'single') return new Redis(endpoint.url, { ...MODES[mode], lazyConnect: true });
+  // The Sentinels name the primary at every (re)connection, and the failover detector drops the connection as
+  // soon as they announce a new one (+switch-master), so the component follows a failover without a restart.
+  return new Redis(endpoint.url, {
+    ...MODES[mode],
+    lazyConnect: true,
+    sentinels: endpoint.sentinels,
+    name: endpoint.name,
+    ...(endpoint.sentinelPassword === undefined ? {} : { sentinelPassword: endpoint.sentinelPassword }),
+    failoverDetector: true,
+    reconnectOnError: reconnectWhenReadOnly,
+  });
+}
+
+function openCluster(endpoint: Extract<RedisEndpoint, { kind: 'cluster' }>, mode: RedisMode): Cluster {
+  const url = new URL(endpoint.url);
+  const { enableOfflineQueue, enableAutoPipelining, maxRetriesPerRequest } = MODES[mode];
+  return new Cluster(endpoint.nodes, {
+    lazyConnect: true,
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
+    redisOptions: {
+      ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    },
+  });
+}
+
+/**
+ * The connection to the server that holds `key`: `connection` itself, or on a Redis Cluster the one to the
+ * primary of the key's slot (the very connection the cluster client sends that key's commands on), for
+ * commands that name no key but must reach that server, such as WAIT.
+ */
+export async function connectionFor(connection: RedisClient, key: string): Promise<Redis> {
+  if (!(connection instanceof Cluster)) return connection;
+  const slot = (await connection.cluster('KEYSLOT', key)) as number;
+  const owner = connection.slots[slot]?.[0];
+  const node = connection
+    .nodes('master')
+    .find((candidate) => `${candidate.options.host}:${candidate.options.port}` === owner);
+  if (!node) throw new Error(`no connection to the primary of slot ${slot} (${owner ?? 'unknown'})`);
+  return node;
+}
+
+/** A second connection like `connection` (its endpoint and mode), with these options changed. */
+export function duplicateRedis(
+  connection: RedisClient,
+  options: Pick<RedisOptions, 'enableOfflineQueue' | 'maxRetriesPerRequest'>,
+): RedisClient {
+  if (!(connection instanceof Cluster)) return connection.duplicate(options);
+  const { enableOfflineQueue, maxRetriesPerRequest } = options;
+  return connection.duplicate(undefined, {
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    redisOptions: {
+      ...connection.options.redisOptions,
+      ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+    },
+  });
 }
 
 /**

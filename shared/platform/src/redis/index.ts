@@ -5,3 +5,6 @@ export * from './script.js';
 export * from './turnBatch.js';
 export * from './rateWindow.js';
 export * from './memoryMetrics.js';
+export * from './keyspace.js';
+export * from './endpoint.js';
+export * from './scan.js';

@@ -1,6 +1,12 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { registerScrapedGauges } from '../metrics/index.js';
+import type { RedisClient } from './connection.js';
+
+interface Memory {
+  used?: number;
+  max?: number;
+}
 
 /** `INFO memory` field as a number; undefined when absent. */
 function infoField(info: string, field: string): number | undefined {
@@ -13,8 +19,8 @@ function infoField(info: string, field: string): number | undefined {
  * the `maxmemory` limit (0 when none is set). An alert on memory near the limit then needs no redis_exporter;
  * BullMQ and the intake stream refuse writes once Redis is full, so this is what warns before requests fail.
  */
-export function registerRedisMemoryGauges(registry: Registry, redis: Redis): void {
-  registerScrapedGauges<{ used?: number; max?: number }>(
+export function registerRedisMemoryGauges(registry: Registry, redis: RedisClient): void {
+  registerScrapedGauges<Memory>(
     registry,
     [
       {
@@ -29,8 +35,22 @@ export function registerRedisMemoryGauges(registry: Registry, redis: Redis): voi
       },
     ],
     async () => {
-      const info = await redis.info('memory');
-      return { used: infoField(info, 'used_memory'), max: infoField(info, 'maxmemory') };
+      if (!(redis instanceof Cluster)) return memoryOf(redis);
+      // A cluster: the primary closest to its limit (each primary has its own), else the one that uses most.
+      const primaries = await Promise.all(redis.nodes('master').map(memoryOf));
+      const fill = (node: Memory) => (node.max ? (node.used ?? 0) / node.max : 0);
+      return primaries.reduce<Memory | undefined>(
+        (worst, node) =>
+          !worst || fill(node) > fill(worst) || (fill(node) === fill(worst) && (node.used ?? 0) > (worst.used ?? 0))
+            ? node
+            : worst,
+        undefined,
+      );
     },
   );
+}
+
+async function memoryOf(redis: Redis): Promise<Memory> {
+  const info = await redis.info('memory');
+  return { used: infoField(info, 'used_memory'), max: infoField(info, 'maxmemory') };
 }

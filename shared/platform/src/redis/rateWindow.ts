@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { RateWindow } from '../http/rateLimit.js';
 import { RedisScript } from './script.js';
 
@@ -7,7 +7,7 @@ const HIT = RedisScript.fromFile(new URL('./rateWindowHit.lua', import.meta.url)
 /** Request counters for the rate limit, at `<prefix>:ratelimit:<client>`, shared by every replica. */
 export class RedisRateWindow implements RateWindow {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 
 /** A Lua script file that does not say what its KEYS and ARGV are. */
 export class ScriptHeaderError extends Error {
@@ -44,7 +44,7 @@ export class RedisScript {
     return new RedisScript(source, numberOfKeys);
   }
 
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[] = []): Promise<unknown> {
+  async run(redis: RedisClient, keys: readonly string[], args: readonly (string | number)[] = []): Promise<unknown> {
     if (this.numberOfKeys !== undefined && keys.length !== this.numberOfKeys)
       throw new RangeError(`the script takes ${this.numberOfKeys} keys, ${keys.length} given`);
     try {

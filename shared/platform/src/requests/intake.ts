@@ -70,6 +70,12 @@ export interface IntakeOptions {
    * queue's own (a service's table of queues). Default: DEFAULT_JOB_OPTIONS.
    */
   jobOptions?: JobsOptions | ((queue: string) => JobsOptions);
+  /**
+   * Acknowledged = durable: a request is answered only once its record and job reached this many replicas
+   * (WAIT), within `timeoutMs`; otherwise the answer is a 503 (the same request again is safe: it has the same
+   * referenceId). Unset: answered once the primary has them.
+   */
+  durability?: { replicas: number; timeoutMs: number };
 }
 
 export interface IntakeRequest<T> {
@@ -99,6 +105,26 @@ interface Submitted {
  * accepted in the same turn of the event loop share that script, so a busy api makes one round trip per turn
  * rather than per request.
  */
+/** IntakeOptions' durability as an api's REDIS_DURABILITY and REDIS_DURABILITY_TIMEOUT_MS set it (none: acknowledged). */
+export function intakeDurability(config: {
+  REDIS_DURABILITY: 'acknowledged' | 'replicated';
+  REDIS_DURABILITY_TIMEOUT_MS: number;
+}): Pick<IntakeOptions, 'durability'> {
+  return config.REDIS_DURABILITY === 'replicated'
+    ? { durability: { replicas: 1, timeoutMs: config.REDIS_DURABILITY_TIMEOUT_MS } }
+    : {};
+}
+
+/** The requests of a turn reached fewer replicas than acknowledged = durable asks for, in the time it allows. */
+export class NotReplicatedError extends Error {
+  constructor(reached: number, durability: { replicas: number; timeoutMs: number }) {
+    super(
+      `the write reached ${reached} of the ${durability.replicas} Redis replicas it needs within ${durability.timeoutMs} ms (REDIS_DURABILITY=replicated)`,
+    );
+    this.name = 'NotReplicatedError';
+  }
+}
+
 export class Intake {
   private readonly accepted: Counter<'kind' | 'outcome'>;
   private readonly batch = new TurnBatch<Submitted, Accepted>((items) => this.write(items));
@@ -164,6 +190,11 @@ export class Intake {
       // job, so a request under way or done is never queued twice.
       { restartFrom: ['failed'], outbox: this.options.stream },
     );
+    const durability = this.options.durability;
+    if (durability) {
+      const reached = await this.status.replicated(durability.replicas, durability.timeoutMs);
+      if (reached < durability.replicas) throw new NotReplicatedError(reached, durability);
+    }
     return records.map(({ outcome, state }, index) => ({
       ok: true,
       value: { referenceId: (items[index] as Submitted).entry.referenceId, fresh: outcome !== 'existing', state },

@@ -1,14 +1,15 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../logging/index.js';
 import type { JobQueues, JobsOptions } from '../queues/index.js';
-import { openRedis } from '../redis/index.js';
+import { openRedis, type RedisEndpoint } from '../redis/index.js';
 import { intakeStream, type IntakeEntry } from './intake.js';
 
 export interface IntakeRelayOptions {
-  redisUrl: string;
+  /** The component's Redis (a URL alone: one server). */
+  redis: RedisEndpoint | string;
   /** The intake stream (see intakeStream). */
   stream: string;
   queues: JobQueues;
@@ -63,8 +64,8 @@ function entryOf(fields: string[] | null): Moved | undefined {
  * removed first; a job in any other state is left alone, so a repeated move never runs a request twice.
  */
 export class IntakeRelay {
-  private readonly connection: Redis;
-  private readonly probe: Redis;
+  private readonly connection: RedisClient;
+  private readonly probe: RedisClient;
   private readonly consumer: string;
   private readonly batchSize: number;
   private readonly claimIdleMs: number;
@@ -77,8 +78,8 @@ export class IntakeRelay {
 
   constructor(private readonly options: IntakeRelayOptions) {
     // Reads block, and while Redis is away commands wait for it; the backlog gauge has a connection that fails fast.
-    this.connection = openRedis(options.redisUrl, 'blocking');
-    this.probe = openRedis(options.redisUrl, 'failFast');
+    this.connection = openRedis(options.redis, 'blocking');
+    this.probe = openRedis(options.redis, 'failFast');
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}`;
     this.batchSize = options.batchSize ?? 500;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
@@ -282,7 +283,7 @@ export interface WaitingJob {
  * entries from the newest back (for development look-ups: a request accepted while no worker runs).
  */
 export async function waitingIntakeJob(
-  redis: Redis,
+  redis: RedisClient,
   stream: string,
   referenceId: string,
   limit = 10_000,
@@ -305,7 +306,8 @@ export async function waitingIntakeJob(
 /** Starts the relay of a worker component for its service's intake stream (see intakeStream); stop it first on shutdown. */
 export function startIntakeRelay(
   runtime: {
-    config: { REDIS_URL: string; CACHE_KEY_PREFIX: string };
+    config: { CACHE_KEY_PREFIX: string };
+    redisEndpoint: RedisEndpoint;
     queues: JobQueues;
     logger: Logger;
     metrics: Registry;
@@ -314,7 +316,7 @@ export function startIntakeRelay(
 ): IntakeRelay {
   const { config, queues, logger, metrics } = runtime;
   const relay = new IntakeRelay({
-    redisUrl: config.REDIS_URL,
+    redis: runtime.redisEndpoint,
     stream: intakeStream(config.CACHE_KEY_PREFIX, service),
     queues,
     logger,

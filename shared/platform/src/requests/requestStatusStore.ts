@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { connectionFor, duplicateRedis, type RedisClient } from '../redis/connection.js';
 import { RedisScript } from '../redis/script.js';
 
 /** A step of a request's life, as the history lists it. */
@@ -86,15 +86,24 @@ function encodeFields(fields: Record<string, unknown>): string[] {
  * listener never misses a step between reading a record and watching it.
  */
 export class RequestStatusStore {
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
   private readonly listeners = new Map<string, Set<RequestListener>>();
   private readonly finals: string[];
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: RequestStatusOptions,
   ) {
     this.finals = options.finalStates.map((state) => JSON.stringify(state));
+  }
+
+  /**
+   * How many replicas have the writes this store's connection made so far (WAIT), waiting at most `timeoutMs`
+   * for `replicas` of them. On a Redis Cluster the question goes to the primary of the keyspace's slot.
+   */
+  async replicated(replicas: number, timeoutMs: number): Promise<number> {
+    const primary = await connectionFor(this.redis, this.keys('')[0]);
+    return primary.wait(replicas, timeoutMs);
   }
 
   private keys(referenceId: string): [string, string] {
@@ -192,7 +201,7 @@ export class RequestStatusStore {
     if (!this.subscriber) {
       // Its own connection (a subscribed connection takes no other commands); the first SUBSCRIBE waits for
       // it to connect, even when the store's connection fails fast.
-      this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+      this.subscriber = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       this.subscriber.on('error', () => undefined);
       this.subscriber.on('message', (from: string, message: string) => {
         const record = JSON.parse(message) as RequestRecord;

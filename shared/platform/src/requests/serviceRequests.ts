@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { z } from 'zod';
 import { RequestStatusStore } from './requestStatusStore.js';
 
@@ -39,7 +39,7 @@ export function serviceRequests<
   return {
     intake,
     states,
-    store: (redis: Redis, prefix: string, ttlSeconds: number) =>
+    store: (redis: RedisClient, prefix: string, ttlSeconds: number) =>
       new RequestStatusStore(redis, { prefix, ttlSeconds, finalStates: FINAL_REQUEST_STATES }),
     recordSchema: z
       .object({

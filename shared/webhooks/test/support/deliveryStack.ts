@@ -45,7 +45,7 @@ export function openDelivery(
   outbound: OutboundPolicy = loopbackPolicy(),
 ): DeliveryProcess {
   const metrics = new Registry();
-  const queues = new JobQueues({ redisUrl, keyPrefix, logger, metrics });
+  const queues = new JobQueues({ redis: redisUrl, keyPrefix, logger, metrics });
   const delivery = new WebhookDelivery({ queues, settings, logger, metrics, outbound });
   return {
     queues,

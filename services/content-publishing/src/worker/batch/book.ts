@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { RedisScript } from '@frequency-gateway/platform';
-import type { Redis } from 'ioredis';
+import { RedisScript, scanKeys, type RedisClient } from '@frequency-gateway/platform';
 import type { Announcement, AnnouncementRow } from '../document/builder.js';
 import { WORKER_RETENTION } from '../retention.js';
 
@@ -65,7 +64,7 @@ export class BatchBook {
   private readonly prefix: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
     private readonly options: { maxRows: number },
   ) {
@@ -145,17 +144,12 @@ export class BatchBook {
   /** Open batches and when they opened. */
   async open(): Promise<OpenBatch[]> {
     const found: OpenBatch[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}open:*`, 'COUNT', 100);
-      cursor = next;
-      for (const key of keys) {
-        const batchId = await this.redis.get(key);
-        if (!batchId) continue;
-        const openedAt = Number(await this.redis.hget(this.batchKey(batchId), 'openedAt'));
-        found.push({ batchId, schemaId: Number(key.slice(`${this.prefix}open:`.length)), openedAt });
-      }
-    } while (cursor !== '0');
+    for await (const key of scanKeys(this.redis, `${this.prefix}open:*`)) {
+      const batchId = await this.redis.get(key);
+      if (!batchId) continue;
+      const openedAt = Number(await this.redis.hget(this.batchKey(batchId), 'openedAt'));
+      found.push({ batchId, schemaId: Number(key.slice(`${this.prefix}open:`.length)), openedAt });
+    }
     return found;
   }
 }

@@ -1,5 +1,6 @@
 import type { SignedTransaction, TransactionTracker } from '@frequency-gateway/chain';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '@frequency-gateway/platform';
 import type { EndingRequests, PublishError, TransactionType } from '../requestRecords.js';
 import { WORKER_RETENTION } from '../retention.js';
 import type { PublishJob } from '../../jobs/publish.js';
@@ -113,7 +114,7 @@ const encode = (state: MessageState) => JSON.stringify(state);
  */
 export class PublicationBook {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
   ) {}
 

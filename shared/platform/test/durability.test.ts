@@ -1,0 +1,136 @@
+import { startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  apiVariables,
+  commonVariables,
+  defineRoute,
+  Intake,
+  intakeDurability,
+  intakeStream,
+  intakeVariables,
+  RequestStatusStore,
+  type ComponentDefinition,
+} from '../src/index.js';
+import { startTestComponent } from './support/testComponent.js';
+
+const config = {
+  ...commonVariables({ cacheKeyPrefix: 'durable' }),
+  ...apiVariables({ port: 0 }),
+  ...intakeVariables(),
+};
+
+/** An api that accepts notes through an Intake, as the services accept their requests. */
+const notesApi: ComponentDefinition<typeof config> = {
+  name: 'notes-api',
+  title: 'Notes',
+  description: 'Accepts notes through an Intake',
+  version: '1.0.0',
+  config,
+  portVariable: 'API_PORT',
+  setup: ({ config, redis, logger, metrics }) => {
+    const status = new RequestStatusStore(redis, {
+      prefix: config.CACHE_KEY_PREFIX,
+      ttlSeconds: 60,
+      finalStates: ['done'],
+    });
+    const intake = new Intake(status, logger, metrics, {
+      service: 'notes',
+      stream: intakeStream(config.CACHE_KEY_PREFIX, 'notes'),
+      ...intakeDurability(config),
+    });
+    return {
+      routes: [
+        defineRoute({
+          method: 'post',
+          path: '/v1/notes',
+          operationId: 'postNote',
+          summary: 'Accept a note',
+          body: z.object({ text: z.string() }),
+          responses: { 202: { description: 'Accepted', schema: z.object({ referenceId: z.string() }) } },
+          handler: async ({ body }) => {
+            const { referenceId } = await intake.accept({
+              kind: 'note',
+              identity: body,
+              queue: 'notes',
+              jobName: 'note',
+              job: () => body,
+            });
+            return { status: 202, body: { referenceId } };
+          },
+        }),
+      ],
+    };
+  },
+};
+
+describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
+  let primary: LocalRedis;
+  let replica: LocalRedis;
+  let admin: Redis;
+  /** Replicas in sync with the primary (a new one is connected a few seconds before its first sync is done). */
+  const replicas = async () => (await admin.info('replication')).match(/^slave\d+:.*state=online/gm)?.length ?? 0;
+
+  beforeAll(async () => {
+    primary = await startRedisServer();
+    replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+    admin = new Redis(primary.url);
+    await waitUntil(async () => (await replicas()) === 1, 20_000, 'the replica in sync');
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await replica?.stop();
+    await primary?.stop();
+  });
+
+  const post = async (url: string, text: string) => {
+    const response = await fetch(`${url}/v1/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('answers 202 once a replica has the request; 503 (logged with its errorReference) when none answers in time; 202 without the option', async () => {
+    const env = { REDIS_URL: primary.url, REDIS_DURABILITY: 'replicated', REDIS_DURABILITY_TIMEOUT_MS: '300' };
+    const durable = await startTestComponent(notesApi, env);
+    const plain = await startTestComponent(notesApi, { ...env, REDIS_DURABILITY: 'acknowledged' });
+    try {
+      for (const api of [durable, plain])
+        await waitUntil(async () => api.runtime.readiness.isReady(), 10_000, 'the api ready');
+      const kept = await post(durable.url, 'replicated');
+      expect(kept.status).toBe(202);
+      // The replica has the record the 202 stood for.
+      const onReplica = new Redis(replica.url);
+      const record = `{durable}:request:${kept.body.referenceId as string}`;
+      expect(await onReplica.exists(record)).toBe(1);
+      onReplica.disconnect();
+
+      await replica.kill('SIGKILL');
+      await waitUntil(async () => (await replicas()) === 0, 10_000, 'the primary to lose its replica');
+      const refused = await post(durable.url, 'no replica');
+      expect(refused.status).toBe(503);
+      expect(refused.body.message).toBe('The request could not be queued');
+      // The access line holds the reference and the cause, logged once the answer is sent.
+      const logged = await waitUntil(async () => {
+        const lines = durable.logs.filter((line) => line.includes(String(refused.body.errorReference)));
+        return lines.length > 0 && lines;
+      }, 5000);
+      expect(JSON.parse(logged[0] as string)).toMatchObject({ level: 'error', status: 503, route: '/v1/notes' });
+      expect(logged[0]).toContain('reached 0 of the 1 Redis replicas it needs within 300 ms');
+      // The primary has it: the same request again, once a replica is back, is the same one.
+      expect(await admin.exists(`{durable}:request:${String(kept.body.referenceId)}`)).toBe(1);
+
+      expect((await post(plain.url, 'no replica, no wait')).status).toBe(202);
+
+      await replica.restart();
+      await waitUntil(async () => (await replicas()) === 1, 20_000, 'the replica in sync again');
+      const again = await post(durable.url, 'no replica');
+      expect(again.status).toBe(202);
+    } finally {
+      await durable.stop();
+      await plain.stop();
+    }
+  }, 60_000);
+});
