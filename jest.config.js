@@ -1,5 +1,7 @@
 // One jest configuration; each workspace package is a project so that `make test` runs them all
-// and `jest --selectProjects platform` runs one.
+// and `jest --selectProjects platform` runs one. On two cores jest runs the suites in its own process (in band), one after
+// the other, and the ESM module registries of 100-odd suites outgrow Node's default heap (a run died at suite 86
+// with "heap out of memory"): `npm test` gives it 8 GiB (package.json).
 const swc = [
   '@swc/jest',
   {
