@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@frequency-gateway/devstack';
+import { freePort, waitUntil } from '@frequency-gateway/devstack';
 
 const GATEWAY = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 
@@ -52,22 +52,19 @@ export async function startComponentProcess(
   );
   const url = `http://127.0.0.1:${port}`;
   // Generous: on a loaded two-core machine, starting several TypeScript processes at once takes a while.
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before answering`);
-    if (
-      await fetch(`${url}/livez`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} did not answer /livez within 120 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const answer = await waitUntil(
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      return (await fetch(`${url}/livez`)).ok && 'live';
+    },
+    120_000,
+    `${name} to answer /livez`,
+    200,
+  ).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  if (answer === 'exited') throw new Error(`${name} exited with ${child.exitCode} before answering`);
   return {
     name,
     url,

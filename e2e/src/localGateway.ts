@@ -1,5 +1,5 @@
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { startKubo, startRedisServer, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
+import { startKubo, startRedisServer, waitUntil, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
 import { startComponentProcess, type ComponentProcess, type Role, type Service } from './components.js';
 
 export const GATEWAY_COMPONENTS: readonly (readonly [Service, Role])[] = [
@@ -66,18 +66,17 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     )) {
       components[process.name] = process;
     }
-    const deadline = Date.now() + 90_000;
     for (const component of Object.values(components)) {
-      while (
-        !(await fetch(`${component.url}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        ))
-      ) {
-        if (!component.running()) throw new Error(`${component.name} exited before it was ready`);
-        if (Date.now() > deadline) throw new Error(`${component.name} not ready within 90 s`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+      const answer = await waitUntil(
+        async () => {
+          if (!component.running()) return 'exited';
+          return (await fetch(`${component.url}/readyz`)).ok && 'ready';
+        },
+        90_000,
+        `${component.name} to be ready`,
+        250,
+      );
+      if (answer === 'exited') throw new Error(`${component.name} exited before it was ready`);
     }
   } catch (error) {
     await Promise.allSettled(Object.values(components).map((component) => component.stop('SIGKILL')));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { freePort, holdsFor, startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { freePort, holdsFor, startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
 import { startComponentProcess, type ComponentProcess, type Role, type Service } from '../src/index.js';
 
 /** Every component that talks to the chain. */
@@ -89,11 +89,12 @@ describe('components started while the chain is unreachable', () => {
     const ready = await Promise.all(
       components.map(async (component) => {
         const startedWaiting = Date.now();
-        const deadline = startedWaiting + 90_000;
-        while ((await readiness(component)).status !== 200) {
-          if (Date.now() > deadline) throw new Error(`${component.name} not ready 90 s after the chain came up`);
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
+        await waitUntil(
+          async () => (await readiness(component)).status === 200,
+          90_000,
+          `${component.name} to be ready after the chain came up`,
+          250,
+        );
         return `${component.name} ${((Date.now() - startedWaiting) / 1000).toFixed(1)} s`;
       }),
     );
