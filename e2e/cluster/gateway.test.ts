@@ -24,6 +24,7 @@ import {
   GatewayRelease,
   KubeApi,
   kubectl,
+  LEADER_LOOPS,
   LEASES,
   leaseOf,
   LOGIN_URI,
@@ -143,7 +144,7 @@ async function scannedBlock(): Promise<number> {
 async function leadersOf(service: Service): Promise<string[]> {
   // A pod being deleted is left out: through the API server's proxy it may hang until the limit instead of refusing.
   const pods = (await release.pods(componentOf(service, 'worker'))).filter((pod) => !pod.metadata.deletionTimestamp);
-  const lease = LEASES[service].slice(service.length + 1);
+  const lease = LEADER_LOOPS[service];
   const flags = await Promise.all(
     pods.map((pod) =>
       podMetric(kube, release.namespace, pod, portOf(service, 'worker'), 'leader_is_leader', `lease="${lease}"`).catch(

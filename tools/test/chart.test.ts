@@ -259,6 +259,8 @@ describe('the chart, rendered by Helm', () => {
       REDIS_URL: 'redis://gw-redis:6379/0',
       IPFS_ENDPOINT: 'http://gw-ipfs:5001',
       FREQUENCY_API_WS_URL: 'wss://frequency.example.net',
+      // Leases named per release: two releases in one namespace elect their own leaders.
+      LEADER_LEASE_PREFIX: PREFIX,
       PROVIDER_ID: '7',
       ENVIRONMENT: 'production',
     });

@@ -7,6 +7,7 @@
   "LOG_LEVEL" $root.Values.logLevel
   "REDIS_URL" (include "gateway.redis.url" $root)
   "FREQUENCY_API_WS_URL" (include "gateway.chain.url" $root)
+  "LEADER_LEASE_PREFIX" (include "gateway.fullname" $root)
 -}}
 {{- if not $root.Values.redis.enabled -}}
 {{- with $root.Values.externalRedis.sentinels -}}

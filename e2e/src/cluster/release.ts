@@ -34,12 +34,17 @@ const API_PORTS: Record<Service, number> = { account: 3013, 'content-publishing'
 export const portOf = (service: Service, role: Role) => API_PORTS[service] + (role === 'worker' ? 10 : 0);
 export const componentOf = (service: Service, role: Role) => `${service}-${role}`;
 
-/** The Leases of the once-per-deployment loops: `<CACHE_KEY_PREFIX>-<loop>`, the prefix being the service's name. */
-export const LEASES: Record<Service, string> = {
-  account: 'account-transaction-tracker',
-  'content-publishing': 'content-publishing-transaction-tracker',
-  'content-watcher': 'content-watcher-content-scanner',
+/** The once-per-deployment loop each service's worker elects a leader for (the `lease` label of leader_is_leader). */
+export const LEADER_LOOPS: Record<Service, string> = {
+  account: 'transaction-tracker',
+  'content-publishing': 'transaction-tracker',
+  'content-watcher': 'content-scanner',
 };
+
+/** Their Leases: `<LEADER_LEASE_PREFIX>-<CACHE_KEY_PREFIX>-<loop>`, the chart's prefix being the release's full name. */
+export const LEASES = Object.fromEntries(
+  Object.entries(LEADER_LOOPS).map(([service, loop]) => [service, `${FULLNAME}-${service}-${loop}`]),
+) as Record<Service, string>;
 
 /**
  * The values every release of the suites (and the install benchmark) starts from: the image as loaded (never pulled),

@@ -137,6 +137,7 @@ describe('leadership of a component in a cluster (Kubernetes Lease on a stand-in
         POD_NAMESPACE: 'gateway',
         KUBERNETES_SERVICE_HOST: '10.96.0.1',
         LEADER_LEASE_DURATION_MS: '3000',
+        LEADER_LEASE_PREFIX: 'gw-frequency-gateway',
         LEADER_RENEW_DEADLINE_MS: '2000',
         LEADER_RETRY_PERIOD_MS: '150',
       },
@@ -153,11 +154,11 @@ describe('leadership of a component in a cluster (Kubernetes Lease on a stand-in
       await waitUntil(async () => (await scanner())?.leading, 5000);
       expect(await scanner()).toMatchObject({
         leading: true,
-        lock: 'kubernetes lease gateway/test-scanner',
+        lock: 'kubernetes lease gateway/gw-frequency-gateway-test-scanner',
         holder: 'scanner-pod-1',
       });
       expect(await gauge()).toBe('1');
-      expect(api.leases.get('gateway/test-scanner')?.spec.renewTime).toMatch(MICRO_TIME);
+      expect(api.leases.get('gateway/gw-frequency-gateway-test-scanner')?.spec.renewTime).toMatch(MICRO_TIME);
 
       api.leasesBehaviour = 'fail';
       const failingFrom = api.leaseRequests;

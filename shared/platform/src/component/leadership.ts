@@ -27,7 +27,9 @@ export interface Leaders {
 function lockFor(name: string, config: CommonConfig, redis: RedisClient, cluster: InCluster | undefined): LeaseLock {
   // Inside a cluster, with the pod's identity from the downward API, use a Kubernetes Lease.
   if (cluster) {
-    const object = leaseObjectName(`${config.CACHE_KEY_PREFIX}-${name}`);
+    const object = leaseObjectName(
+      [config.LEADER_LEASE_PREFIX, config.CACHE_KEY_PREFIX, name].filter(Boolean).join('-'),
+    );
     return new KubernetesLeaseLock(cluster.kubeConfig, cluster.pod.namespace, object);
   }
   return new RedisLeaseLock(redis, config.CACHE_KEY_PREFIX, name);

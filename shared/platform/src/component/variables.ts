@@ -70,6 +70,13 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
     ),
     LIVENESS_MAX_EVENT_LOOP_DELAY_MS: variable(positiveMs(10_000), 'Event loop delay beyond which /livez fails'),
     LEADER_LEASE_DURATION_MS: variable(positiveMs(15_000), 'Lease duration for loops that run once per deployment'),
+    LEADER_LEASE_PREFIX: variable(
+      z
+        .string()
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'lower-case letters, digits and inner dashes only')
+        .optional(),
+      "Inside a cluster, put before the name of every Lease (`<prefix>-<service>-<loop>`), so that two releases in one namespace each elect their own leaders; the chart sets the release's full name",
+    ),
     LEADER_RENEW_DEADLINE_MS: variable(
       positiveMs(10_000),
       'A leader that cannot renew within this steps down (shorter than the lease)',

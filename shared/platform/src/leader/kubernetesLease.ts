@@ -1,14 +1,18 @@
 import { ApiException, CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseAttempt, LeaseLock } from './lease.js';
 
-/** Kubernetes object names: lower-case alphanumerics and '-', at most 63 characters here. */
+/**
+ * A Lease's name is a DNS subdomain: lower-case alphanumerics and '-' here, at most 253 characters (a release's
+ * prefix, the service and the loop together pass 63 with a long release name, and a cut there could make two
+ * loops share one Lease).
+ */
 export function leaseObjectName(name: string): string {
   const cleaned = name
     .replace(/[{}]/g, '') // a Redis keyspace's hash-tag braces are no part of the name
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '');
-  return cleaned.slice(0, 63).replace(/-+$/, '') || 'lease';
+  return cleaned.slice(0, 253).replace(/-+$/, '') || 'lease';
 }
 
 const statusOf = (error: unknown) => (error instanceof ApiException ? error.code : undefined);
