@@ -39,5 +39,5 @@ describe('Redis lease between real processes', () => {
     const second = await follower.waitForLine((line) => line.event === 'leading', 10_000);
     expect(Number(second.at) - killedAt).toBeLessThanOrEqual(leaseDurationMs + 500);
     expect(Number(second.token)).toBeGreaterThan(Number(first.token));
-  });
+  }, 120_000);
 });

@@ -28,7 +28,7 @@ describe('a component that owns its process', () => {
         reason: { type: 'ErrorEvent', message: 'connect ECONNREFUSED 127.0.0.1:9944' },
       }),
     ]);
-  });
+  }, 120_000);
 
   it('logs an uncaught exception with its stack at fatal and exits 1', async () => {
     const app = await start('exception');
@@ -36,7 +36,7 @@ describe('a component that owns its process', () => {
     const fatal = app.lines.find((line) => line.level === 'fatal') as { err: { message: string; stack: string } };
     expect(fatal.err.message).toBe('cannot read properties of undefined');
     expect(fatal.err.stack).toContain('crashingComponent.ts');
-  });
+  }, 120_000);
 
   it('sends what libraries print on the console through the logger, a repeated line once', async () => {
     const app = await start('rejection');
@@ -50,5 +50,5 @@ describe('a component that owns its process', () => {
       }),
     ]);
     expect(app.lines.filter((line) => 'text' in line)).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -38,5 +38,5 @@ describe('graceful shutdown of a real process', () => {
     expect(await response.json()).toEqual({ waitedMs: 1500 });
     expect({ exit: await app.exited, lines: app.lines.slice(-8) }).toMatchObject({ exit: { code: 0, signal: null } });
     expect(app.lines.some((line) => line.msg === 'stopped')).toBe(true);
-  });
+  }, 120_000);
 });

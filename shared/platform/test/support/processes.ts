@@ -47,7 +47,9 @@ export function runScript(relativeToTest: string, env: NodeJS.ProcessEnv): Runni
     child,
     lines,
     exited,
-    waitForLine: (predicate, timeoutMs = 20_000) => {
+    // A fixture started through tsx on a loaded two-core machine can take tens of seconds to print its first line
+    // (20 s ran out in full runs); a bound, not a wait: the line usually comes in a second or two.
+    waitForLine: (predicate, timeoutMs = 60_000) => {
       const seen = lines.find(predicate);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
