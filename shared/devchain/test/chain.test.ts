@@ -139,7 +139,11 @@ describe('sealing and finality', () => {
     const c = await connect({ finalityLag: 2, blockTimeMs: 50 });
     try {
       const { statuses, result } = await submit(c.api.tx.balances.transferKeepAlive(c.bob.address, UNIT), c.alice);
-      expect(statuses).toEqual(['Ready', 'InBlock', 'Finalized']);
+      // The devchain sends Ready, InBlock, Finalized; @polkadot/api reads a block's events before it reports InBlock
+      // and drops that report (switchMap) when Finalized arrives first, as it can 100 ms later on a loaded machine.
+      expect(statuses[0]).toBe('Ready');
+      expect(statuses.at(-1)).toBe('Finalized');
+      expect(statuses.filter((status) => !['Ready', 'InBlock'].includes(status))).toEqual(['Finalized']);
       const included = (await c.api.rpc.chain.getHeader(result.status.asFinalized)).number.toNumber();
       expect(c.devchain.chain.best.number).toBeGreaterThanOrEqual(included + 2);
       expect(c.devchain.chain.finalized.number).toBe(c.devchain.chain.best.number - 2);
