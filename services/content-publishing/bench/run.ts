@@ -1,6 +1,8 @@
 // Benchmarks of the content publishing api, each against a baseline measured in the same run:
 // - broadcast intake: requests per second and p99 latency at saturation, against a bare Express handler that
 //   parses the same body and does one Redis LPUSH (goal ≥ 0.5);
+// - the cost of acknowledged = durable: intake throughput with REDIS_DURABILITY=replicated (each 202 waits for
+//   a replica's WAIT) against the same api without it, on one primary with one replica (BENCH_DURABILITY_ROUNDS);
 // - upload throughput: a large file through POST /v2/asset/upload against adding the same bytes to the same
 //   kind of store directly (goal ≥ 0.8), with the api process's peak RSS growth (goal < 64 MiB).
 // The api and the baseline run as processes of their own, as they are deployed. Each is measured in short
@@ -10,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { startDevchain } from '@frequency-gateway/devchain';
-import { cpuSeconds, startRedisServer, type ServerProcess } from '@frequency-gateway/devstack';
+import { cpuSeconds, startRedisServer, waitUntil, type ServerProcess } from '@frequency-gateway/devstack';
 import { EmbeddedStore } from '@frequency-gateway/storage';
 import { generatedBytes, nodeArgsFrom, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
 
@@ -19,6 +22,7 @@ const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_BYTES ?? 256 * 1024 ** 2);
 const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 7);
 const INTAKE_SECONDS = Number(process.env.BENCH_INTAKE_SECONDS ?? 4);
 const INTAKE_ROUNDS = Number(process.env.BENCH_INTAKE_ROUNDS ?? 5);
+const DURABILITY_ROUNDS = Number(process.env.BENCH_DURABILITY_ROUNDS ?? 5);
 const MiB = 1024 * 1024;
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
@@ -97,6 +101,33 @@ const baselineServer = await spawnServer([fileURLToPath(new URL('baseline.ts', i
   REDIS_URL: redis.url,
 });
 
+// A primary with one replica, in sync, and two apis on it: one answers once the primary has a request, the other
+// once the replica has it too (REDIS_DURABILITY=replicated).
+const replicatedPrimary = await startRedisServer();
+const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(replicatedPrimary.port)] });
+const primaryClient = new Redis(replicatedPrimary.url);
+await waitUntil(
+  async () => /^slave0:.*state=online/m.test(await primaryClient.info('replication')),
+  30_000,
+  'the replica in sync',
+);
+primaryClient.disconnect();
+const durabilityDirs = [mkdtempSync(join(tmpdir(), 'bench-ack-')), mkdtempSync(join(tmpdir(), 'bench-durable-'))];
+const [acknowledgedApi, replicatedApi] = (await Promise.all(
+  durabilityDirs.map((dir, index) =>
+    spawnApi(
+      {
+        REDIS_URL: replicatedPrimary.url,
+        FREQUENCY_API_WS_URL: devchain.url,
+        PROVIDER_ID: '1',
+        IPFS_EMBEDDED_DIR: dir,
+        ...(index === 1 ? { REDIS_DURABILITY: 'replicated' } : {}),
+      },
+      { compiled },
+    ),
+  ),
+)) as [ServerProcess, ServerProcess];
+
 try {
   await saturate(baselineServer); // warm-up of both, so neither pays for JIT in its measured run
   await saturate(api);
@@ -130,6 +161,39 @@ try {
     )}`,
   );
   line('non-2xx answers or errors (api, baseline)', `${intake.errors}, ${bare.errors}`);
+
+  // Acknowledged = durable, in alternating rounds as above: the same api with and without the WAIT per turn.
+  await saturate(acknowledgedApi);
+  await saturate(replicatedApi);
+  const durability: { acknowledged: Saturation; replicated: Saturation }[] = [];
+  for (let round = 0; round < DURABILITY_ROUNDS; round++) {
+    if (round % 2 === 0)
+      durability.push({ acknowledged: await saturate(acknowledgedApi), replicated: await saturate(replicatedApi) });
+    else {
+      const replicated = await saturate(replicatedApi);
+      durability.push({ replicated, acknowledged: await saturate(acknowledgedApi) });
+    }
+  }
+  const meanOf = (pick: (round: (typeof durability)[number]) => Saturation) => ({
+    rps: durability.reduce((total, round) => total + pick(round).rps, 0) / durability.length,
+    p99: Math.max(...durability.map((round) => pick(round).p99)),
+    errors: durability.reduce((total, round) => total + pick(round).errors, 0),
+  });
+  const acknowledged = meanOf((round) => round.acknowledged);
+  const replicated = meanOf((round) => round.replicated);
+  line(
+    'broadcast intake, primary + 1 replica, acknowledged',
+    `${acknowledged.rps.toFixed(0)} req/s, p99 ${acknowledged.p99} ms`,
+  );
+  line(
+    'broadcast intake, same, REDIS_DURABILITY=replicated',
+    `${replicated.rps.toFixed(0)} req/s, p99 ${replicated.p99} ms`,
+  );
+  line(
+    `ratio replicated / acknowledged, median of ${DURABILITY_ROUNDS} rounds`,
+    medianOf(durability.map((round) => round.replicated.rps / round.acknowledged.rps)),
+  );
+  line('non-2xx answers or errors (acknowledged, replicated)', `${acknowledged.errors}, ${replicated.errors}`);
 
   // Uploads in alternating rounds too, each of new bytes (a store may skip blocks it has).
   const direct = new EmbeddedStore(directDir);
@@ -172,6 +236,11 @@ try {
 } finally {
   await api.stop();
   await baselineServer.stop();
+  await acknowledgedApi.stop();
+  await replicatedApi.stop();
+  await replica.stop();
+  await replicatedPrimary.stop();
+  for (const dir of durabilityDirs) rmSync(dir, { recursive: true, force: true });
   await devchain.close();
   await redis.stop();
   rmSync(apiDir, { recursive: true, force: true });

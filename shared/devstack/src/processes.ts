@@ -63,7 +63,13 @@ export async function spawnServer(
       () => false,
     );
     if (live) break;
-    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start within 120 s`);
+    if (Date.now() > deadline) {
+      // Nothing may be left running once the caller hears it failed: a server that starts late would outlive the
+      // test and keep jest from exiting.
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error(`${args.join(' ')} did not start within 120 s`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const pid = child.pid as number;

@@ -40,15 +40,23 @@ const reconnectWhenReadOnly = (error: Error) => (error.message.startsWith('READO
 
 function openServer(endpoint: Exclude<RedisEndpoint, { kind: 'cluster' }>, mode: RedisMode): Redis {
   if (endpoint.kind === 'single') return new Redis(endpoint.url, { ...MODES[mode], lazyConnect: true });
-  // The Sentinels name the primary at every (re)connection, and the failover detector drops the connection as
-  // soon as they announce a new one (+switch-master), so the component follows a failover without a restart.
+  // The Sentinels name the primary at every (re)connection, so the component follows a failover without a
+  // restart: a dead primary closes the connection; a primary demoted alive has its clients killed by the Sentinels
+  // (CLIENT KILL) and refuses writes until then (READONLY, reconnectWhenReadOnly).
+  //
+  // No failoverDetector: on +switch-master it aborts the connection's attempt under way, and an attempt aborted
+  // while it asks a Sentinel for the primary ends the connection for good (ioredis gives up, status `end`).
+  // After a kill -9 every connection is retrying just then: in one run of five a component kept a connection
+  // that never came back (its readiness, or its intake relay, stuck on "Connection is closed"). What the detector
+  // would add, leaving a primary cut off from the Sentinels but not from us before it is demoted, costs nothing
+  // durable: with REDIS_DURABILITY=replicated such a primary, which no replica follows, acknowledges nothing.
   return new Redis(endpoint.url, {
     ...MODES[mode],
     lazyConnect: true,
     sentinels: endpoint.sentinels,
     name: endpoint.name,
     ...(endpoint.sentinelPassword === undefined ? {} : { sentinelPassword: endpoint.sentinelPassword }),
-    failoverDetector: true,
+    failoverDetector: false,
     reconnectOnError: reconnectWhenReadOnly,
   });
 }
