@@ -553,8 +553,8 @@ describe('the chart, rendered by Helm', () => {
     ]);
     for (const set of statefulSets) {
       const component = set.spec.selector.matchLabels['app.kubernetes.io/component'];
-      const preferred = podSpec(set).affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution;
-      expect(preferred[0].podAffinityTerm).toEqual({
+      const preferred = podSpec(set).affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution;
+      expect(preferred?.[0]?.podAffinityTerm).toEqual({
         topologyKey: 'kubernetes.io/hostname',
         labelSelector: { matchLabels: { ...set.spec.selector.matchLabels, 'app.kubernetes.io/component': component } },
       });
@@ -603,9 +603,9 @@ describe('the chart, rendered by Helm', () => {
       ...REQUIRED,
       redis: { enabled: true, mode: 'replicated', replicated: { podAntiAffinity: 'hard' } },
     });
-    const required = podSpec(named(hard, 'StatefulSet', 'gw-redis-node')!).affinity.podAntiAffinity;
-    expect(required.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
-    expect(required.preferredDuringSchedulingIgnoredDuringExecution).toBeUndefined();
+    const required = podSpec(named(hard, 'StatefulSet', 'gw-redis-node')!).affinity?.podAntiAffinity;
+    expect(required?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey).toBe('kubernetes.io/hostname');
+    expect(required?.preferredDuringSchedulingIgnoredDuringExecution).toBeUndefined();
     expect(
       await refusal({ ...REQUIRED, redis: { enabled: true, mode: 'replicated', replicated: { quorum: 4 } } }),
     ).toContain('redis.replicated.quorum: 4 is more than the 3 Sentinels');
