@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test test-cluster test-skaffold tools lint typecheck unit build docs bench image images image-check cluster cluster-down skaffold monitoring clean
+.PHONY: help dev test test-cluster test-skaffold tools lint typecheck unit build docs bench bench-soak image images image-check cluster cluster-down skaffold monitoring clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -41,6 +41,9 @@ build: node_modules/.package-lock.json ## Compile every package to dist/ (what t
 
 bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines; install-to-Ready and save-to-serving in the local cluster)
 	npm run bench --workspaces --if-present
+
+bench-soak: ## The long benchmark: the whole gateway for BENCH_SOAK_MINUTES (30) at half its intake saturation on 6-second blocks (RSS slopes, Redis memory and keys, p99 to finalized)
+	npm run bench:soak -w e2e
 
 IMAGE ?= frequency-gateway:dev
 image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev) with the project's dockerd (root) or DOCKER_HOST

@@ -30,6 +30,9 @@ export interface LocalGatewayOptions {
   /** More environment for the components of one service (it wins over `env`). */
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
   sealing?: 'instant' | 'interval';
+  /** With interval sealing: the block time (the devchain's default otherwise) and how far finality trails. */
+  blockTimeMs?: number;
+  finalityLag?: number;
 }
 
 /**
@@ -44,7 +47,11 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   };
   try {
     [started.chain, started.redis, started.kubo] = await Promise.all([
-      spawnDevchain({ sealing: options.sealing ?? 'instant' }),
+      spawnDevchain({
+        sealing: options.sealing ?? 'instant',
+        ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+        ...(options.finalityLag === undefined ? {} : { finalityLag: options.finalityLag }),
+      }),
       startRedisServer(),
       startKubo(),
     ]);

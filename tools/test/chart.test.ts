@@ -1,4 +1,4 @@
-// The Helm chart, rendered by a real Helm: lint, five value sets validated against the Kubernetes and
+// The Helm chart, rendered by a real Helm: lint, value sets validated against the Kubernetes and
 // prometheus-operator schemas, the promises the chart makes (one Deployment per component, probes, restricted
 // Pod Security, no secret in a ConfigMap, NetworkPolicies, references that resolve), every component's rendered
 // configuration accepted by that component's own configuration schema, and bad values refused.
@@ -38,6 +38,10 @@ const VALUE_SETS: Record<string, object> = {
     externalRedis: { url: 'rediss://redis.example.net:6380/2', password: SENTINELS.redis },
     ipfs: { enabled: false },
     externalIpfs: { endpoint: 'https://ipfs.example.net:5443', basicAuthUser: 'gateway' },
+  },
+  'bundled Redis replicated': {
+    ...REQUIRED,
+    redis: { enabled: true, mode: 'replicated', metrics: { enabled: true } },
   },
   'ingress with TLS and path routing': {
     ...REQUIRED,
@@ -134,15 +138,15 @@ describe('the chart, rendered by Helm', () => {
   it('passes helm lint --strict with every value set, and its subcharts alone', async () => {
     // Lint checks the subcharts' values against their schemas too; `--with-subcharts` would lint each subchart
     // with the whole values file, which their schemas (unknown keys refused) rightly reject.
-    for (const values of Object.values(VALUE_SETS)) {
-      const { stdout } = await helmRun(['lint', '--strict', CHART, '-f', valuesFile(values)]);
-      expect(stdout).toContain('0 chart(s) failed');
-    }
+    const lints = await Promise.all(
+      Object.values(VALUE_SETS).map((values) => helmRun(['lint', '--strict', CHART, '-f', valuesFile(values)])),
+    );
+    for (const { stdout } of lints) expect(stdout).toContain('0 chart(s) failed');
     for (const subchart of ['redis', 'ipfs']) {
       const { stdout } = await helmRun(['lint', '--strict', join(CHART, 'charts', subchart)]);
       expect(stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
     }
-  });
+  }, 120_000);
 
   describe.each(Object.keys(VALUE_SETS))('value set "%s"', (set) => {
     let objects: K8sObject[];
@@ -540,6 +544,74 @@ describe('the chart, rendered by Helm', () => {
     expect(notes).toContain(
       'delete secret -l app.kubernetes.io/instance=gw,app.kubernetes.io/component=generated-secrets',
     );
+  });
+
+  it('bundled Redis replicated: a primary, 2 replicas and 3 Sentinels, announced by name, the components through them', async () => {
+    const objects = await renderSet('bundled Redis replicated');
+    const statefulSets = objects.filter((o) => o.kind === 'StatefulSet' && o.metadata.name.startsWith('gw-redis'));
+    expect(statefulSets.map((o) => `${o.metadata.name} ${o.spec.replicas}`).sort()).toEqual([
+      'gw-redis-node 3',
+      'gw-redis-sentinel 3',
+    ]);
+    for (const set of statefulSets) {
+      const component = set.spec.selector.matchLabels['app.kubernetes.io/component'];
+      const preferred = podSpec(set).affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution;
+      expect(preferred?.[0]?.podAffinityTerm).toEqual({
+        topologyKey: 'kubernetes.io/hostname',
+        labelSelector: { matchLabels: { ...set.spec.selector.matchLabels, 'app.kubernetes.io/component': component } },
+      });
+      const budget = named(objects, 'PodDisruptionBudget', set.metadata.name)!;
+      expect(budget.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: set.spec.selector.matchLabels } });
+      // The password only from the generated Secret.
+      const env = podSpec(set).containers[0]!.env!;
+      expect(env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'gw-redis-generated',
+        key: 'redis-password',
+      });
+    }
+    const scripts = named(objects, 'ConfigMap', 'gw-redis')!.data!;
+    expect(scripts['sentinel.sh']).toContain('sentinel resolve-hostnames yes');
+    expect(scripts['sentinel.sh']).toContain('sentinel announce-hostnames yes');
+    expect(scripts['sentinel.sh']).toContain('sentinel monitor gateway $primary 6379 2');
+    expect(scripts['node.sh']).toContain('replica-announce-ip $me');
+    expect(scripts['primary.sh']).toContain('gw-redis-node-0.gw-redis-node-headless.gateway.svc');
+    for (const component of ['node', 'sentinel'])
+      expect(named(objects, 'Service', `gw-redis-${component}-headless`)!.spec.publishNotReadyAddresses).toBe(true);
+    expect(named(objects, 'StatefulSet', 'gw-redis')).toBeUndefined();
+
+    const sentinels = [0, 1, 2].map((i) => `gw-redis-sentinel-${i}.gw-redis-sentinel-headless.gateway.svc:26379`);
+    for (const service of ['account', 'content-publishing', 'content-watcher'])
+      expect(named(objects, 'ConfigMap', `${PREFIX}-${service}`)!.data).toMatchObject({
+        REDIS_SENTINELS: sentinels.join(','),
+        REDIS_SENTINEL_NAME: 'gateway',
+      });
+    const worker = podSpec(named(objects, 'Deployment', `${PREFIX}-content-publishing-worker`)!).containers[0]!.env!;
+    expect(worker.find((e) => e.name === 'REDIS_SENTINEL_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'gw-redis-generated',
+      key: 'redis-password',
+    });
+    const ports = (policy: K8sObject, direction: 'ingress' | 'egress') =>
+      policy.spec[direction]
+        .flatMap((rule: { ports?: { port: number }[] }) => rule.ports ?? [])
+        .map((p: { port: number }) => p.port);
+    expect(ports(named(objects, 'NetworkPolicy', `${PREFIX}-content-publishing-worker`)!, 'egress')).toEqual(
+      expect.arrayContaining([6379, 26379]),
+    );
+    expect(ports(named(objects, 'NetworkPolicy', 'gw-redis')!, 'egress')).toEqual(
+      expect.arrayContaining([6379, 26379, 53]),
+    );
+
+    const hard = await render({
+      ...REQUIRED,
+      redis: { enabled: true, mode: 'replicated', replicated: { podAntiAffinity: 'hard' } },
+    });
+    const required = podSpec(named(hard, 'StatefulSet', 'gw-redis-node')!).affinity?.podAntiAffinity;
+    expect(required?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey).toBe('kubernetes.io/hostname');
+    expect(required?.preferredDuringSchedulingIgnoredDuringExecution).toBeUndefined();
+    expect(
+      await refusal({ ...REQUIRED, redis: { enabled: true, mode: 'replicated', replicated: { quorum: 4 } } }),
+    ).toContain('redis.replicated.quorum: 4 is more than the 3 Sentinels');
+    expect(await refusal({ ...REQUIRED, redis: { enabled: true, mode: 'sharded' } })).toContain('mode');
   });
 
   it('follows a renamed bundled Redis and IPFS in URLs and Secret references', async () => {

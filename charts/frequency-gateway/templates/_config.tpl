@@ -9,6 +9,10 @@
   "FREQUENCY_API_WS_URL" (include "gateway.chain.url" $root)
   "LEADER_LEASE_PREFIX" (include "gateway.fullname" $root)
 -}}
+{{- if and $root.Values.redis.enabled (eq $root.Values.redis.mode "replicated") -}}
+{{- $_ := set $data "REDIS_SENTINELS" (include "gateway.redis.sentinels" $root) -}}
+{{- $_ := set $data "REDIS_SENTINEL_NAME" $root.Values.redis.replicated.primaryName -}}
+{{- end -}}
 {{- if not $root.Values.redis.enabled -}}
 {{- with $root.Values.externalRedis.sentinels -}}
 {{- $_ := set $data "REDIS_SENTINELS" (join "," .) -}}

@@ -3,6 +3,7 @@ import { AnnouncementType } from '@frequency-gateway/dsnp';
 import { Redis } from 'ioredis';
 import { BatchBook, type Acceptance } from '../src/worker/batch/book.js';
 import type { Announcement } from '../src/worker/document/builder.js';
+import { batchMembershipSeconds, publicationSeconds } from '../src/worker/retention.js';
 
 // The batch stage's Redis scripts (join.lua, withdraw.lua, close.lua, with membership.lua) on a real Redis: the
 // one decision between a request failing in the document stage and its row being published with its batch.
@@ -81,5 +82,21 @@ describe('the batch book: joining, withdrawing and closing', () => {
     expect(closed?.rows.map(([referenceId]) => referenceId)).toEqual(['f1', 'f2', 'f3']);
     await book.clear(full);
     expect(await book.close(full, schemaId)).toBeUndefined();
+  });
+
+  it('keeps a membership as long as the request record, within its bounds (the soak counts on it)', async () => {
+    const days = (n: number) => n * 24 * 3600;
+    expect([600, 3600, days(30)].map(batchMembershipSeconds)).toEqual([600, 3600, days(7)]);
+    expect([60, 600].map(batchMembershipSeconds)).toEqual([600, 600]);
+    expect([600, 3600, days(30), days(90)].map(publicationSeconds)).toEqual([1800, 3600, days(30), days(30)]);
+
+    const short = new BatchBook(redis, 'short', { maxRows: 3, membershipSeconds: 900 });
+    await short.join(schemaId, accepted('t1'), announcement('👍'));
+    const ttl = await redis.ttl('short:batch:member:t1');
+    expect(ttl).toBeGreaterThan(800);
+    expect(ttl).toBeLessThanOrEqual(900);
+    await short.withdraw(accepted('t2'));
+    expect(await redis.ttl('short:batch:member:t2')).toBeLessThanOrEqual(900);
+    expect(await redis.ttl('book:batch:member:j1')).toBeGreaterThan(900);
   });
 });

@@ -41,6 +41,7 @@ import { Packer } from './publish/packer.js';
 import { PublicationBook } from './publish/publications.js';
 import { Publisher } from './publish/publisher.js';
 import { RequestRecords } from './requestRecords.js';
+import { batchMembershipSeconds, publicationSeconds } from './retention.js';
 import { PublicationSettler } from './track/settler.js';
 
 export const contentPublishingWorkerConfig = {
@@ -106,8 +107,11 @@ async function startPipeline(
   const records = new RequestRecords(status, { listener: notifier, finished: metrics.finished });
   const batchQueue = queues.queue<CloseBatchJob>(BATCH_QUEUE);
   const publishQueue = queues.queue<PublishJobs[PublishJobName]>(PUBLISH_QUEUE);
-  const batchBook = new BatchBook(redis, prefix, { maxRows: config.BATCH_MAX_COUNT });
-  const publications = new PublicationBook(redis, prefix);
+  const batchBook = new BatchBook(redis, prefix, {
+    maxRows: config.BATCH_MAX_COUNT,
+    membershipSeconds: batchMembershipSeconds(config.REQUEST_STATUS_TTL_SECONDS),
+  });
+  const publications = new PublicationBook(redis, prefix, publicationSeconds(config.REQUEST_STATUS_TTL_SECONDS));
 
   // document → batch → publish → track (notify: the records' listener)
   const batches = new OpenBatches({

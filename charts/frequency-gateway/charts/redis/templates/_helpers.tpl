@@ -47,3 +47,61 @@ capabilities:
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
+
+{{/*
+Replicated mode: the Redis servers' StatefulSet and the Sentinels', each with a headless Service whose pod names
+(`<pod>.<service>.<namespace>.svc`) are what the servers and Sentinels announce, so that they survive pod restarts
+(a restarted pod keeps its name, not its address).
+*/}}
+{{- define "redis.nodeName" -}}
+{{ include "redis.fullname" . | trunc 58 | trimSuffix "-" }}-node
+{{- end -}}
+{{- define "redis.sentinelName" -}}
+{{ include "redis.fullname" . | trunc 54 | trimSuffix "-" }}-sentinel
+{{- end -}}
+{{- define "redis.nodeHost" -}}
+{{ printf "%s-headless.%s.svc" (include "redis.nodeName" .) .Release.Namespace }}
+{{- end -}}
+{{- define "redis.sentinelHost" -}}
+{{ printf "%s-headless.%s.svc" (include "redis.sentinelName" .) .Release.Namespace }}
+{{- end -}}
+
+{{/* Pod anti-affinity of one replicated StatefulSet (`.component`): soft (preferred) or hard (required). */}}
+{{- define "redis.antiAffinity" -}}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" (merge (include "redis.selectorLabels" .root | fromYaml) (dict "app.kubernetes.io/component" .component))) -}}
+podAntiAffinity:
+{{- if eq .root.Values.replicated.podAntiAffinity "hard" }}
+  requiredDuringSchedulingIgnoredDuringExecution:
+    {{- toYaml (list $term) | nindent 4 }}
+{{- else }}
+  preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm:
+        {{- toYaml $term | nindent 8 }}
+{{- end }}
+{{- end -}}
+
+{{/* The pod security context every Redis pod runs with (restricted Pod Security; the image's redis user). */}}
+{{- define "redis.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 999
+runAsGroup: 999
+fsGroup: 999
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* The password, as the containers read it (env), never in the pod spec. */}}
+{{- define "redis.passwordEnv" -}}
+- name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "redis.secretName" . }}
+      key: {{ include "redis.secretKey" . }}
+# redis-cli (probes, the start scripts) authenticates from this variable; Sentinels take the same password.
+- name: REDISCLI_AUTH
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "redis.secretName" . }}
+      key: {{ include "redis.secretKey" . }}
+{{- end -}}

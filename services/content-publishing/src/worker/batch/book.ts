@@ -66,9 +66,13 @@ export class BatchBook {
   constructor(
     private readonly redis: RedisClient,
     keyPrefix: string,
-    private readonly options: { maxRows: number },
+    private readonly options: { maxRows: number; membershipSeconds?: number },
   ) {
     this.prefix = `${keyPrefix}:batch:`;
+  }
+
+  private get membershipSeconds(): number {
+    return this.options.membershipSeconds ?? WORKER_RETENTION.membershipSeconds;
   }
 
   private openKey(schemaId: number): string {
@@ -95,7 +99,7 @@ export class BatchBook {
         JSON.stringify(row),
         this.options.maxRows,
         Date.now(),
-        WORKER_RETENTION.membershipSeconds,
+        this.membershipSeconds,
         document ?? '',
         request.acceptedAt,
       ],
@@ -110,7 +114,7 @@ export class BatchBook {
     const [outcome, batchId] = (await WITHDRAW.run(
       this.redis,
       [this.membershipKey(request.referenceId)],
-      [request.acceptedAt, WORKER_RETENTION.membershipSeconds],
+      [request.acceptedAt, this.membershipSeconds],
     )) as [Withdrawal['outcome'], string];
     return outcome === 'joined' ? { outcome, batchId } : { outcome };
   }

@@ -116,6 +116,8 @@ export class PublicationBook {
   constructor(
     private readonly redis: RedisClient,
     private readonly keyPrefix: string,
+    /** How long a publication is kept after its last change (`publicationSeconds` of REQUEST_STATUS_TTL_SECONDS). */
+    private readonly retentionSeconds: number = WORKER_RETENTION.publicationSeconds,
   ) {}
 
   private key(id: string): string {
@@ -128,7 +130,7 @@ export class PublicationBook {
     await this.redis
       .multi()
       .hsetnx(key, 'publication', JSON.stringify(publication))
-      .expire(key, WORKER_RETENTION.publicationSeconds)
+      .expire(key, this.retentionSeconds)
       .exec();
     return (await this.get(publication.id)) as PublicationRecord;
   }
@@ -183,11 +185,14 @@ export class PublicationBook {
   private stageEach(multi: ChainableCommander, messageIds: string[], state: MessageState): void {
     for (const id of messageIds) {
       const { publicationId, index } = parseMessageId(id);
-      multi.hset(this.key(publicationId), `m:${index}`, encode(state));
+      multi
+        .hset(this.key(publicationId), `m:${index}`, encode(state))
+        .expire(this.key(publicationId), this.retentionSeconds);
     }
   }
 
   private stage(multi: ChainableCommander, id: string, changes: Map<number, MessageState>): void {
     for (const [index, state] of changes) multi.hset(this.key(id), `m:${index}`, encode(state));
+    multi.expire(this.key(id), this.retentionSeconds);
   }
 }

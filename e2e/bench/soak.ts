@@ -1,0 +1,337 @@
+// Soak benchmark (`make bench-soak`): the whole gateway as local processes (six components, a devchain with
+// 6-second interval blocks, redis-server, Kubo) for BENCH_SOAK_MINUTES (30). Intake saturation is measured first in
+// the same run (BENCH_SOAK_SATURATION_SECONDS of broadcasts from 64 connections), then broadcasts are posted at a
+// steady half of it, with a SIWF sign-up every BENCH_SOAK_SIGNUP_EVERY_SECONDS and the content watcher delivering
+// every broadcast to a registered webhook. Request records, batch memberships and completed jobs are kept for
+// BENCH_SOAK_RETENTION_SECONDS (REQUEST_STATUS_TTL_SECONDS; see the content-publishing README), so that Redis must
+// be flat once that window has passed. Sampled each minute: each component's RSS, Redis used_memory and its keys.
+// Reported: RSS slope per component after the warm-up (least squares, MiB per 10 minutes; goal < 1), Redis memory
+// and keys per minute and their slope after the retention window, and p99 request → finalized (the POST to its
+// SUCCESS webhook) in block times per 5-minute window (goal ≤ 3).
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { Redis } from 'ioredis';
+import { GatewayClient, LOGIN_URI } from '../src/journeys/gatewayClient.js';
+import { startLocalGateway } from '../src/localGateway.js';
+
+const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
+const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
+const RETENTION_SECONDS = Number(process.env.BENCH_SOAK_RETENTION_SECONDS ?? 600);
+const WARM_UP_MINUTES = Number(process.env.BENCH_SOAK_WARM_UP_MINUTES ?? 5);
+const SATURATION_SECONDS = Number(process.env.BENCH_SOAK_SATURATION_SECONDS ?? 10);
+const SIGNUP_EVERY_MS = Number(process.env.BENCH_SOAK_SIGNUP_EVERY_SECONDS ?? 10) * 1000;
+const WINDOW_MS = 5 * 60_000;
+const SAMPLE_MS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 60) * 1000;
+const MAX_IN_FLIGHT = 256;
+const MiB = 1024 * 1024;
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const line = (name: string, value: string) => say(`${name.padEnd(58)}${value}`);
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+};
+/** Least-squares slope of y over x. */
+const slope = (points: [number, number][]) => {
+  const n = points.length;
+  if (n < 2) return Number.NaN;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  return sxy / sxx;
+};
+const rssOf = (pid: number) => {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) * 1024;
+};
+const bodyOf = (request: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+
+// What the webhooks tell: when each request was posted, and each one's POST → SUCCESS webhook by 5-minute window.
+const posted = new Map<string, { at: number; window: number }>();
+const latencies: number[][] = [];
+const counts = { broadcastsAccepted: 0, broadcastsRefused: 0, finalized: 0, failed: 0, unknownWebhooks: 0 };
+const signUps = { posted: 0, refused: 0, succeeded: 0, failed: 0 };
+let watcherDeliveries = 0;
+let soakStarted = 0;
+
+const receiver = createServer((request, response) => {
+  void bodyOf(request).then(
+    (raw) => {
+      response.writeHead(200).end();
+      const path = request.url ?? '';
+      if (path.startsWith('/watcher')) {
+        watcherDeliveries++;
+        return;
+      }
+      const body = JSON.parse(raw) as { referenceId?: string; status?: string };
+      if (path.startsWith('/account')) {
+        if (body.status === 'SUCCESS') signUps.succeeded++;
+        else signUps.failed++;
+        return;
+      }
+      const request_ = body.referenceId === undefined ? undefined : posted.get(body.referenceId);
+      if (!request_) {
+        counts.unknownWebhooks++;
+        return;
+      }
+      posted.delete(body.referenceId as string);
+      if (body.status !== 'SUCCESS') {
+        counts.failed++;
+        return;
+      }
+      counts.finalized++;
+      (latencies[request_.window] ??= []).push(performance.now() - request_.at);
+    },
+    () => response.writeHead(400).end(),
+  );
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+await cryptoWaitReady();
+const retention = String(RETENTION_SECONDS);
+const gateway = await startLocalGateway({
+  sealing: 'interval',
+  blockTimeMs: BLOCK_MS,
+  finalityLag: 1,
+  env: {
+    LOG_LEVEL: 'error',
+    OUTBOUND_POLICY: 'allowlist',
+    OUTBOUND_ALLOWED_DESTINATIONS: '127.0.0.1',
+    REQUEST_STATUS_TTL_SECONDS: retention,
+  },
+  serviceEnv: {
+    account: { SIWF_V2_URI_VALIDATION: LOGIN_URI, WEBHOOK_BASE_URL: `${receiverBase}/account` },
+    'content-publishing': {
+      WEBHOOK_BASE_URL: `${receiverBase}/content-publishing`,
+      BATCH_INTERVAL_SECONDS: '2',
+      BATCH_MAX_COUNT: '1000',
+    },
+  },
+});
+const components = Object.values(gateway.components);
+const api = gateway.components['content-publishing-api']!.url;
+const redis = new Redis(gateway.redisUrl, { lazyConnect: false });
+const client = await GatewayClient.connect({
+  account: gateway.components['account-api']!.url,
+  contentPublishing: api,
+  contentWatcher: gateway.components['content-watcher-api']!.url,
+  ipfsGateway: gateway.ipfsGatewayUrl,
+  chainUrl: gateway.chainUrl,
+});
+
+let sequence = 0;
+/** One broadcast; resolves with its referenceId when accepted. */
+async function broadcast(msaId: number): Promise<string | undefined> {
+  const response = await fetch(`${api}/v1/content/${msaId}/broadcast`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content: { content: `soak ${sequence++}`, published: '2026-11-26T04:00:00Z' } }),
+  });
+  const body = (await response.json().catch(() => ({}))) as { referenceId?: string };
+  return response.status === 202 ? body.referenceId : undefined;
+}
+
+interface Sample {
+  minute: number;
+  rss: Record<string, number>;
+  usedMemory: number;
+  keys: number;
+  keysWithTtl: number;
+  outstanding: number;
+}
+const samples: Sample[] = [];
+async function sample(): Promise<void> {
+  const memory = await redis.info('memory');
+  const keyspace = await redis.info('keyspace');
+  const db0 = /db0:keys=(\d+),expires=(\d+)/.exec(keyspace);
+  samples.push({
+    minute: (performance.now() - soakStarted) / 60_000,
+    rss: Object.fromEntries(components.map((component) => [component.name, rssOf(component.pid)])),
+    usedMemory: Number(/used_memory:(\d+)/.exec(memory)?.[1]),
+    keys: Number(db0?.[1] ?? 0),
+    keysWithTtl: Number(db0?.[2] ?? 0),
+    outstanding: posted.size,
+  });
+  const last = samples.at(-1) as Sample;
+  say(
+    `  ${last.minute.toFixed(1).padStart(5)} min: used_memory ${(last.usedMemory / MiB).toFixed(1)} MiB, keys ${last.keys} (${last.keys - last.keysWithTtl} without TTL), awaiting webhook ${last.outstanding}, finalized ${counts.finalized}, watcher deliveries ${watcherDeliveries}, RSS ${components.map((component) => `${component.name} ${(last.rss[component.name]! / MiB).toFixed(0)}`).join(', ')}`,
+  );
+}
+
+/** Groups Redis keys by shape (ids replaced by *), with how many and whether the first one has a TTL. */
+async function keyShapes(): Promise<[string, number, number][]> {
+  const shapes = new Map<string, { count: number; example: string }>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      const shape = key
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+        .replace(/\b(?=[0-9a-zA-Z_-]*\d)[0-9a-zA-Z_-]{20,}\b/g, '<id>')
+        .replace(/\d+/g, '<n>');
+      const known = shapes.get(shape);
+      if (known) known.count++;
+      else shapes.set(shape, { count: 1, example: key });
+    }
+  } while (cursor !== '0');
+  const rows = [...shapes.entries()].sort((a, b) => b[1].count - a[1].count).slice(0, 25);
+  return Promise.all(
+    rows.map(
+      async ([shape, { count, example }]) => [shape, count, await redis.ttl(example)] as [string, number, number],
+    ),
+  );
+}
+
+try {
+  const watcher = await fetch(`${gateway.components['content-watcher-api']!.url}/v1/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${receiverBase}/watcher`, announcementTypes: ['broadcast'] }),
+  });
+  if (watcher.status !== 201) throw new Error(`watcher webhook registration: ${watcher.status}`);
+
+  // Intake saturation in this run, on this stack: 64 connections posting as fast as the api answers.
+  let saturated = 0;
+  const saturationEnd = performance.now() + SATURATION_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: 64 }, async (_, lane) => {
+      while (performance.now() < saturationEnd) if (await broadcast(1000 + (lane % 50))) saturated++;
+    }),
+  );
+  const saturation = saturated / SATURATION_SECONDS;
+  const rate = saturation / 2;
+  line('intake saturation, this stack (64 connections)', `${saturation.toFixed(0)} accepted/s`);
+  line('steady rate posted (half of it)', `${rate.toFixed(0)} broadcasts/s for ${MINUTES} min`);
+  line('block time, request retention (REQUEST_STATUS_TTL_SECONDS)', `${BLOCK_MS} ms, ${RETENTION_SECONDS} s`);
+  line(
+    'load average at the start (1, 5, 15 min)',
+    readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', '),
+  );
+
+  soakStarted = performance.now();
+  const soakEnd = soakStarted + MINUTES * 60_000;
+  await sample();
+  const sampler = setInterval(() => void sample(), SAMPLE_MS);
+
+  // Sign-ups at their own pace, one at a time.
+  const signingUp = (async () => {
+    for (let n = 0; performance.now() < soakEnd; n++) {
+      const next = performance.now() + SIGNUP_EVERY_MS;
+      try {
+        await client.signUp(`soak${n}`);
+        signUps.posted++;
+      } catch {
+        signUps.refused++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
+    }
+  })();
+
+  // Broadcasts at a steady rate: each tick sends what the schedule owes, never more than MAX_IN_FLIGHT at once.
+  let sent = 0;
+  let inFlight = 0;
+  let behind = 0;
+  while (performance.now() < soakEnd) {
+    const due = Math.floor(((performance.now() - soakStarted) / 1000) * rate) - sent;
+    for (let n = 0; n < due; n++) {
+      if (inFlight >= MAX_IN_FLIGHT) {
+        behind++;
+        break;
+      }
+      const at = performance.now();
+      const window = Math.floor((at - soakStarted) / WINDOW_MS);
+      sent++;
+      inFlight++;
+      void broadcast(1000 + (sent % 50))
+        .then(
+          (referenceId) => {
+            if (referenceId === undefined) counts.broadcastsRefused++;
+            else {
+              counts.broadcastsAccepted++;
+              posted.set(referenceId, { at, window });
+            }
+          },
+          () => counts.broadcastsRefused++,
+        )
+        .finally(() => inFlight--);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const postingEnded = performance.now();
+  await signingUp;
+  // Drain: every accepted request's webhook, for at most 20 blocks.
+  while ((inFlight > 0 || posted.size > 0) && performance.now() - postingEnded < 20 * BLOCK_MS)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  clearInterval(sampler);
+  await sample();
+
+  say('');
+  line('broadcasts accepted / refused', `${counts.broadcastsAccepted} / ${counts.broadcastsRefused}`);
+  line(
+    'achieved rate (accepted per second of soak)',
+    `${(counts.broadcastsAccepted / (MINUTES * 60)).toFixed(0)} /s (ticks at the in-flight limit: ${behind})`,
+  );
+  line(
+    'finalized (SUCCESS webhook) / failed / no webhook 20 blocks after',
+    `${counts.finalized} / ${counts.failed} / ${posted.size}`,
+  );
+  line(
+    'sign-ups accepted / refused; SUCCESS / other webhooks',
+    `${signUps.posted} / ${signUps.refused}; ${signUps.succeeded} / ${signUps.failed}`,
+  );
+  line('content watcher deliveries', String(watcherDeliveries));
+  say('');
+  say('p99 request → finalized (POST to SUCCESS webhook), by 5-minute window of the POST (goal ≤ 3 block times):');
+  latencies.forEach((window, index) => {
+    const p99 = percentile(window, 99);
+    line(
+      `  minutes ${index * 5}–${index * 5 + 5}`,
+      `${(p99 / BLOCK_MS).toFixed(2)} block times (p99 ${(p99 / 1000).toFixed(1)} s, p50 ${(percentile(window, 50) / 1000).toFixed(1)} s, ${window.length} requests)`,
+    );
+  });
+  say('');
+  say(`RSS slope after the ${WARM_UP_MINUTES}-minute warm-up (least squares, goal < 1 MiB per 10 min):`);
+  const warm = samples.filter((s) => s.minute >= WARM_UP_MINUTES);
+  for (const component of components) {
+    const points = warm.map((s) => [s.minute, s.rss[component.name]! / MiB] as [number, number]);
+    line(
+      `  ${component.name}`,
+      `${(slope(points) * 10).toFixed(2)} MiB / 10 min (RSS ${points[0]?.[1].toFixed(0)} → ${points.at(-1)?.[1].toFixed(0)} MiB)`,
+    );
+  }
+  say('');
+  const settled = samples.filter((s) => s.minute >= Math.max(WARM_UP_MINUTES, RETENTION_SECONDS / 60));
+  line(
+    `Redis after the retention window (${(RETENTION_SECONDS / 60).toFixed(0)} min): used_memory slope`,
+    `${(slope(settled.map((s) => [s.minute, s.usedMemory / MiB])) * 10 || 0).toFixed(2)} MiB / 10 min`,
+  );
+  line('  keys slope', `${(slope(settled.map((s) => [s.minute, s.keys])) * 10 || 0).toFixed(0)} keys / 10 min`);
+  say('Redis each minute (minute, used_memory MiB, keys, keys without TTL):');
+  for (const s of samples)
+    say(`  ${s.minute.toFixed(1)}\t${(s.usedMemory / MiB).toFixed(1)}\t${s.keys}\t${s.keys - s.keysWithTtl}`);
+  say('Redis keys by shape at the end (count, TTL of one in seconds, -1 none):');
+  for (const [shape, count, ttl] of await keyShapes())
+    say(`  ${String(count).padStart(8)}  ${String(ttl).padStart(8)}  ${shape}`);
+  line(
+    'load average at the end (1, 5, 15 min)',
+    readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', '),
+  );
+} finally {
+  await client.close();
+  redis.disconnect();
+  await gateway.stop();
+  receiver.close();
+}
+process.exit(0);
