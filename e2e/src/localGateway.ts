@@ -20,6 +20,15 @@ export interface LocalGateway {
   ipfsApiUrl: string;
   /** Kubo's HTTP gateway (`/ipfs/<cid>`). */
   ipfsGatewayUrl: string;
+  /** The processes the components run on, for faults (a pause, a restart). */
+  chain: DevchainProcess;
+  redis: LocalRedis;
+  kubo: LocalKubo;
+  /**
+   * Starts a component again with the environment it had (after it was killed), on a new port; it replaces the
+   * old one in `components`. Resolves once it answers /livez.
+   */
+  startComponent(name: string): Promise<ComponentProcess>;
   /** Stops the components (SIGTERM) and what they ran on; resolves with each component's exit. */
   stop(): Promise<Record<string, { code: number | null; signal: NodeJS.Signals | null }>>;
 }
@@ -33,6 +42,8 @@ export interface LocalGatewayOptions {
   /** With interval sealing: the block time (the devchain's default otherwise) and how far finality trails. */
   blockTimeMs?: number;
   finalityLag?: number;
+  /** Redis keeps its data in an append-only file (as the chart and the e2e Redis container run it); default: not. */
+  redisAppendOnly?: 'always' | 'everysec';
 }
 
 /**
@@ -42,6 +53,7 @@ export interface LocalGatewayOptions {
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   const started: { chain?: DevchainProcess; redis?: LocalRedis; kubo?: LocalKubo } = {};
   const components: Record<string, ComponentProcess> = {};
+  const definitions: Record<string, { service: Service; role: Role; env: Record<string, string> }> = {};
   const stopBacking = async () => {
     await Promise.allSettled([started.chain?.stop(), started.redis?.stop(), started.kubo?.stop()]);
   };
@@ -52,7 +64,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
         ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
         ...(options.finalityLag === undefined ? {} : { finalityLag: options.finalityLag }),
       }),
-      startRedisServer(),
+      startRedisServer(options.redisAppendOnly ? { appendOnly: options.redisAppendOnly } : {}),
       startKubo(),
     ]);
     const env = {
@@ -66,10 +78,10 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
       LOG_LEVEL: 'warn',
       ...options.env,
     };
+    for (const [service, role] of GATEWAY_COMPONENTS)
+      definitions[`${service}-${role}`] = { service, role, env: { ...env, ...options.serviceEnv?.[service] } };
     for (const process of await Promise.all(
-      GATEWAY_COMPONENTS.map(([service, role]) =>
-        startComponentProcess(service, role, { ...env, ...options.serviceEnv?.[service] }),
-      ),
+      Object.values(definitions).map(({ service, role, env }) => startComponentProcess(service, role, env)),
     )) {
       components[process.name] = process;
     }
@@ -96,6 +108,16 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     redisUrl: started.redis.url,
     ipfsApiUrl: started.kubo.apiUrl,
     ipfsGatewayUrl: started.kubo.gatewayUrl,
+    chain: started.chain,
+    redis: started.redis,
+    kubo: started.kubo,
+    startComponent: async (name) => {
+      const definition = definitions[name];
+      if (!definition) throw new Error(`no component ${name}`);
+      const component = await startComponentProcess(definition.service, definition.role, definition.env);
+      components[name] = component;
+      return component;
+    },
     stop: async () => {
       const names = Object.keys(components);
       const exits = await Promise.all(names.map((name) => components[name]!.stop()));

@@ -1,13 +1,14 @@
 // The user stories of the whole gateway, against the six components in containers of the gateway image (default)
 // or as local processes (E2E_STACK=local): one line per journey, starting with `e2e journey`. The journeys after the
-// sign-up use the member it made, in order: sign-up, content, handle change, key add; then a second user (no
-// handle) revokes the delegation and retires.
+// sign-ups use the members they made, in order: sign-up (sr25519), sign-up (Ethereum), login of both, content,
+// handle change, key add; then a further user (no handle) revokes the delegation and retires.
 import { randomBytes } from 'node:crypto';
 import { SignedPayloads } from '@frequency-gateway/chain';
 import { waitUntil } from '@frequency-gateway/devstack';
+import { SiwfUser, type KeyKind } from '@frequency-gateway/devstack/siwf';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { call, type GatewayClient } from '../src/journeys/gatewayClient.js';
+import { call, LOGIN_URI, type GatewayClient } from '../src/journeys/gatewayClient.js';
 import {
   ACCOUNT_WEBHOOKS,
   CONTENT_WEBHOOKS,
@@ -15,7 +16,6 @@ import {
   type GatewayUnderTest,
 } from '../src/journeys/gatewayUnderTest.js';
 import type { Delivery } from '../src/journeys/receiver.js';
-import { SiwfUser } from '../src/journeys/siwf.js';
 
 /** Where the content watcher delivers announcements (registered in beforeAll). */
 const WATCHER_PATH = '/watcher/announcements';
@@ -24,7 +24,11 @@ const INTENTS = ['dsnp.broadcast', 'dsnp.reply', 'dsnp.reaction', 'dsnp.update',
 
 let gateway: GatewayUnderTest | undefined;
 let client: GatewayClient | undefined;
-let member: { user: SiwfUser; msaId: string } | undefined;
+type Member = { user: SiwfUser; msaId: string; handle: string };
+/** The sr25519 member: the one the content, handle and key journeys use. */
+let member: Member | undefined;
+/** The member with an Ethereum (secp256k1) key. */
+let ethereumMember: Member | undefined;
 
 const say = (line: string) => process.stdout.write(`e2e journey (${gateway?.mode}): ${line}\n`);
 const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
@@ -46,7 +50,7 @@ afterAll(async () => {
 }, 120_000);
 
 /** The member of the journeys: signed up once (the sign-up journey), reused by the others. */
-async function theMember(): Promise<{ user: SiwfUser; msaId: string }> {
+async function theMember(): Promise<Member> {
   if (!member) throw new Error('the sign-up journey did not make a member');
   return member;
 }
@@ -89,10 +93,14 @@ async function published(method: string, path: string, body: unknown): Promise<s
   return referenceId;
 }
 
-test('a SIWF sign-up (sr25519): the SIWF_SIGNUP webhook, then the account found by its key, MSA and handle', async () => {
+/**
+ * A SIWF sign-up with a key of `kind` and a handle: the SIWF_SIGNUP webhook, then the account found by its key
+ * (the SS58 address and the 0x AccountId32; an Ethereum key's is its unified form), by its MSA, and its handle.
+ */
+async function signedUp(kind: KeyKind): Promise<Member & { line: string }> {
   const started = Date.now();
   const handle = `journey${randomBytes(3).toString('hex')}`;
-  const { user, referenceId } = await client!.signUp(handle, INTENTS);
+  const { user, referenceId } = await client!.signUp(handle, INTENTS, kind);
   const webhook = await gateway!.receiver.notificationOf(ACCOUNT_WEBHOOKS, referenceId, gateway!.webhookSecret);
   expect(webhook.body).toMatchObject({
     transactionType: 'SIWF_SIGNUP',
@@ -104,17 +112,59 @@ test('a SIWF sign-up (sr25519): the SIWF_SIGNUP webhook, then the account found 
   const fullHandle = webhook.body.handle as string;
   expect(fullHandle).toMatch(new RegExp(`^${handle}\\.\\d+$`));
   const msaId = String(webhook.body.msaId);
-  expect(await call(client!.account, 'GET', `/v1/accounts/account/${user.address}`)).toMatchObject({
-    status: 200,
-    body: { msaId },
-  });
+  for (const key of [user.address, user.accountId])
+    expect(await call(client!.account, 'GET', `/v1/accounts/account/${key}`)).toMatchObject({
+      status: 200,
+      body: { msaId, handle: { base_handle: handle } },
+    });
   expect(await call(client!.account, 'GET', `/v1/accounts/${msaId}`)).toMatchObject({ status: 200, body: { msaId } });
   expect(await call(client!.account, 'GET', `/v1/handles/${msaId}`)).toMatchObject({
     status: 200,
     body: { base_handle: handle },
   });
-  member = { user, msaId };
-  say(`sign-up notified in ${seconds(started)} s, found by key, MSA ${msaId} and handle ${fullHandle}`);
+  return {
+    user,
+    msaId,
+    handle: fullHandle,
+    line: `sign-up (${kind}) notified in ${seconds(started)} s, found by key, MSA ${msaId} and handle ${fullHandle}`,
+  };
+}
+
+test('a SIWF sign-up (sr25519): the SIWF_SIGNUP webhook, then the account found by its key, MSA and handle', async () => {
+  const { line, ...made } = await signedUp('sr25519');
+  member = made;
+  say(line);
+}, 300_000);
+
+test('a SIWF sign-up (Ethereum key, EIP-712 signatures): the SIWF_SIGNUP webhook, then the account found by its key, MSA and handle', async () => {
+  const { line, ...made } = await signedUp('ethereum');
+  expect(made.user.publicKey).toMatchObject({ type: 'Secp256k1', format: 'eip-55' });
+  ethereumMember = made;
+  say(line);
+}, 300_000);
+
+test('a login of both members (sr25519 and Ethereum): their control key and MSA, nothing queued, the handle from the account; the same login again refused', async () => {
+  const started = Date.now();
+  const members = [await theMember(), ethereumMember];
+  for (const signedUpMember of members) {
+    if (!signedUpMember) throw new Error('the Ethereum sign-up journey did not make a member');
+    const { user, msaId, handle } = signedUpMember;
+    const message = await user.login({ uri: LOGIN_URI });
+    const answer = await client!.loginWith(message);
+    // A registered user: the key and MSA, no sign-up request (nothing goes on chain). The login answer carries no
+    // handle (as the sign-in response of the reference gateway): the account look-up by MSA gives it.
+    expect(answer).toMatchObject({ status: 200, body: { controlKey: user.address, msaId } });
+    expect(answer.body).not.toHaveProperty('signUpReferenceId');
+    expect(answer.body).not.toHaveProperty('handle');
+    const [base, suffix] = handle.split('.');
+    expect(await call(client!.account, 'GET', `/v1/accounts/${msaId}`)).toMatchObject({
+      status: 200,
+      body: { msaId, handle: { base_handle: base, suffix: Number(suffix) } },
+    });
+    // Each login message is accepted once.
+    expect((await client!.loginWith(message)).status).toBe(401);
+  }
+  say(`login of the sr25519 and the Ethereum member answered their MSA, nothing queued, in ${seconds(started)} s`);
 }, 300_000);
 
 test('that user: an image uploaded, a broadcast with it, a reply, a reaction, an update, a tombstone, a profile: each finalized and delivered once by the watcher, the Notes in IPFS as posted', async () => {
@@ -202,7 +252,7 @@ test('a key added: both keys sign AddKeyData, the ADD_KEY webhook, then the MSA 
   const { user, msaId } = await theMember();
   const started = Date.now();
   const api = client!.chain.api;
-  const newKey = new SiwfUser();
+  const newKey = SiwfUser.create('sr25519');
   const payload = {
     msaId: BigInt(msaId),
     expiration: new SignedPayloads(api).expiration('msa', await client!.finalizedBlock()),
@@ -210,8 +260,8 @@ test('a key added: both keys sign AddKeyData, the ADD_KEY webhook, then the MSA 
   };
   const answer = await call(client!.account, 'POST', '/v1/keys/add', {
     msaOwnerAddress: user.address,
-    msaOwnerSignature: user.addKeyProof(api, payload),
-    newKeyOwnerSignature: newKey.addKeyProof(api, payload),
+    msaOwnerSignature: await user.addKeyProof(api, payload),
+    newKeyOwnerSignature: await newKey.addKeyProof(api, payload),
     payload: { ...payload, msaId },
   });
   expect(answer.status).toBe(200);

@@ -35,7 +35,8 @@ export const PACKAGES = {
     uses: ['platform', 'chain', 'storage', 'dsnp', 'webhooks'],
     service: true,
   },
-  devstack: { dir: 'shared/devstack', production: false, uses: [] },
+  // Its SIWF signer (a user's wallet, for the tests of account and e2e) signs over shared/chain's payload codecs.
+  devstack: { dir: 'shared/devstack', production: false, uses: ['chain'] },
   // Its tests wait with devstack's polling helper.
   devchain: { dir: 'shared/devchain', production: false, uses: ['chain', 'devstack'] },
   e2e: { dir: 'e2e', production: false, uses: ['chain', 'webhooks', 'devstack', 'devchain'] },

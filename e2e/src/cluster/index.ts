@@ -5,7 +5,7 @@ export * from './kubeApi.js';
 export * from './prepare.js';
 export * from './release.js';
 export * from './receiver.js';
-export * from '../journeys/siwf.js';
+export { SiwfUser } from '@frequency-gateway/devstack/siwf';
 export * from './gateway.js';
 export * from './observe.js';
 export * from './portForward.js';

@@ -11,7 +11,7 @@ import { LoopbackContainer } from './loopbackContainer.js';
 
 /** Each api's port (its worker serves health and metrics on the api port + 10), as the image exposes them. */
 const API_PORTS: Record<Service, number> = { account: 3013, 'content-publishing': 3010, 'content-watcher': 3011 };
-const componentPort = (service: Service, role: Role) => API_PORTS[service] + (role === 'worker' ? 10 : 0);
+export const componentPort = (service: Service, role: Role) => API_PORTS[service] + (role === 'worker' ? 10 : 0);
 
 /** Network aliases: how the containers of a run reach each other. */
 export const ALIASES = {
@@ -103,7 +103,8 @@ export async function startContainerGateway(options: ContainerGatewayOptions): P
           .withCopyFilesToContainer([{ source: RECEIVER_SCRIPT, target: '/tmp/receiver.mjs', mode: 0o644 }])
           .withEntrypoint(['node'])
           .withCommand(['/tmp/receiver.mjs'])
-          .withEnvironment({ PORT: '8080' })
+          // Kept in the container's own file system, which `docker stop` and `docker start` keep.
+          .withEnvironment({ PORT: '8080', RECEIVED_FILE: '/tmp/received.jsonl' })
           .withExposedPorts(8080)
           .withWaitStrategy(Wait.forHttp('/healthz', 8080)),
       ),

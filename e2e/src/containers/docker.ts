@@ -60,3 +60,12 @@ export const docker = (args: string[], timeoutMs = 120_000): Promise<string> =>
 /** `docker ARGS` whatever its exit code. */
 export const tryDocker = (args: string[], timeoutMs = 120_000): Promise<CommandResult> =>
   run(DOCKER, args, { env: dockerEnv(), timeoutMs });
+
+/** The host port a container's `port` (e.g. `8080/tcp`) is published on now (`docker start` publishes anew). */
+export async function publishedPort(container: string, port: string): Promise<number> {
+  const printed = (await docker(['port', container, port])).trim();
+  const published = Number(printed.split('\n')[0]?.split(':').pop());
+  if (!Number.isInteger(published) || published <= 0)
+    throw new Error(`docker port ${container} ${port} printed no port: ${printed}`);
+  return published;
+}

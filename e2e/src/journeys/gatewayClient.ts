@@ -1,6 +1,11 @@
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { waitUntil } from '@frequency-gateway/devstack';
-import { authorizationPayload, SiwfUser } from './siwf.js';
+import {
+  encodeAuthorizationPayload,
+  SiwfUser,
+  type KeyKind,
+  type SiwfResponse,
+} from '@frequency-gateway/devstack/siwf';
 
 export interface Answer {
   status: number;
@@ -86,12 +91,14 @@ export class GatewayClient {
   }
 
   /**
-   * A new user signs up through SIWF with a handle: POST /v2/accounts/siwf. Resolves with the user and the
-   * sign-up's referenceId (the account is made once the chain finalizes it).
+   * A new user signs up through SIWF (a handle claimed unless `handle` is undefined) with a key of `kind`:
+   * POST /v2/accounts/siwf. Resolves with the user and the sign-up's referenceId (the account is made once the
+   * chain finalizes it).
    */
   async signUp(
     handle: string | undefined,
     intentNames: string[] = ['dsnp.broadcast', 'dsnp.reply'],
+    kind: KeyKind = 'sr25519',
   ): Promise<{ user: SiwfUser; referenceId: string }> {
     const queries = new ChainQueries(this.chain.api);
     const intents = await Promise.all(
@@ -101,20 +108,27 @@ export class GatewayClient {
         return intent;
       }),
     );
-    const user = new SiwfUser();
-    const response = user.signUp(this.chain.api, {
+    const user = SiwfUser.create(kind);
+    const response = await user.signUp(this.chain.api, {
       providerId: 1,
       intentIds: intents.map((intent) => intent.intentId),
       expiration: (await queries.finalizedBlock()).number + 50,
       ...(handle === undefined ? {} : { handle }),
-      loginUri: LOGIN_URI,
+      login: { uri: LOGIN_URI },
     });
     const answer = await call(this.account, 'POST', '/v2/accounts/siwf', {
-      authorizationPayload: authorizationPayload(response),
+      authorizationPayload: encodeAuthorizationPayload(response),
     });
     if (answer.status !== 200 || typeof answer.body.signUpReferenceId !== 'string')
       throw new Error(`sign-up refused: ${answer.status} ${JSON.stringify(answer.body)}`);
     return { user, referenceId: answer.body.signUpReferenceId };
+  }
+
+  /** A returning user signs in with their SIWF response (`SiwfUser.login`): POST /v2/accounts/siwf. */
+  loginWith(response: SiwfResponse): Promise<Answer> {
+    return call(this.account, 'POST', '/v2/accounts/siwf', {
+      authorizationPayload: encodeAuthorizationPayload(response),
+    });
   }
 
   /** The user's signed request for a new handle (GET /v1/handles/change/{handle} gives the payload to sign). */
@@ -125,7 +139,7 @@ export class GatewayClient {
     return call(this.account, 'POST', '/v1/handles/change', {
       accountId: user.address,
       payload: signed,
-      proof: user.claimHandleProof(this.chain.api, signed),
+      proof: await user.claimHandleProof(this.chain.api, signed),
     });
   }
 

@@ -1,12 +1,16 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '@frequency-gateway/devstack';
 import type { Service } from '../components.js';
 import { startContainerGateway, type ContainerGateway } from '../containers/containerGateway.js';
-import { missingContainerPrerequisites, useProjectDocker } from '../containers/docker.js';
+import { docker, missingContainerPrerequisites, publishedPort, useProjectDocker } from '../containers/docker.js';
 import { imageSource, prepareImages } from '../containers/images.js';
 import { startLocalGateway, type LocalGateway } from '../localGateway.js';
 import { GatewayClient, LOGIN_URI, type GatewayEndpoints } from './gatewayClient.js';
+import { containerDisruptions, localDisruptions, type Disruptions } from './disruptions.js';
 import { ReceivedWebhooks, RECEIVER_SCRIPT } from './receiver.js';
 
 /** Where the account and content-publishing services notify outcomes, under the receiver. */
@@ -24,6 +28,8 @@ export interface GatewayUnderTest {
   containers?: ContainerGateway;
   /** Set in local mode: the component processes. */
   local?: LocalGateway;
+  /** The faults the fault suite makes: through the container runtime, or signals to the local processes. */
+  disruptions: Disruptions;
   describe(): string;
   client(): Promise<GatewayClient>;
   stop(): Promise<void>;
@@ -57,26 +63,51 @@ function chooseMode(forced?: 'containers' | 'local'): { mode: 'containers' | 'lo
   return { mode: 'local', why: `containers need: ${missing.join('; ')}` };
 }
 
-/** The receiver as a local process on a loopback port of its own. */
-async function startLocalReceiver(): Promise<{ receiver: ReceivedWebhooks; stop: () => Promise<void> }> {
+/** A receiver as a local process on a loopback port of its own, which keeps what it got across a stop and start. */
+interface LocalReceiver {
+  receiver: ReceivedWebhooks;
+  /** Starts it (again) on its port; resolves once it answers. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Stops it and deletes what it kept. */
+  remove(): Promise<void>;
+}
+
+async function startLocalReceiver(): Promise<LocalReceiver> {
   const port = await freePort();
-  const child = spawn(process.execPath, [RECEIVER_SCRIPT], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1' },
-    stdio: 'inherit',
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const folder = mkdtempSync(join(tmpdir(), 'e2e-receiver-'));
+  const receiver = new ReceivedWebhooks(`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`);
+  let child: ChildProcess | undefined;
+  let exited = Promise.resolve();
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
-  const receiver = new ReceivedWebhooks(`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`);
-  try {
+  const start = async () => {
+    const started = spawn(process.execPath, [RECEIVER_SCRIPT], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        RECEIVED_FILE: join(folder, 'received.jsonl'),
+      },
+      stdio: 'inherit',
+    });
+    child = started;
+    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
     await receiver.answering();
-  } catch (error) {
+  };
+  const remove = async () => {
     await stop();
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    await start();
+  } catch (error) {
+    await remove();
     throw error;
   }
-  return { receiver, stop };
+  return { receiver, start, stop, remove };
 }
 
 /**
@@ -102,18 +133,32 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
       env,
       serviceEnv: serviceEnv(`http://webhook-receiver:8080`),
     });
+    const receiver = new ReceivedWebhooks(started.urls.receiver, started.receiverBase);
+    const receiverContainer = started.containers.receiver!.name;
+    const endpoints = {
+      account: started.urls.components['account-api']!,
+      contentPublishing: started.urls.components['content-publishing-api']!,
+      contentWatcher: started.urls.components['content-watcher-api']!,
+      ipfsGateway: started.urls.ipfsGateway,
+      chainUrl: started.urls.chain,
+    };
     gateway = {
       mode,
       webhookSecret,
       containers: started,
-      receiver: new ReceivedWebhooks(started.urls.receiver, started.receiverBase),
-      endpoints: {
-        account: started.urls.components['account-api']!,
-        contentPublishing: started.urls.components['content-publishing-api']!,
-        contentWatcher: started.urls.components['content-watcher-api']!,
-        ipfsGateway: started.urls.ipfsGateway,
-        chainUrl: started.urls.chain,
-      },
+      receiver,
+      disruptions: containerDisruptions(started, endpoints, {
+        stop: async () => {
+          await docker(['stop', '--time', '5', receiverContainer]);
+        },
+        // `docker start` publishes its port anew.
+        start: async () => {
+          await docker(['start', receiverContainer]);
+          receiver.movedTo(`http://127.0.0.1:${await publishedPort(receiverContainer, '8080/tcp')}`);
+          await receiver.answering();
+        },
+      }),
+      endpoints,
       describe: () =>
         `containers (${why}; ${images.source} images: ${images.gateway}, chain ${images.chain.image}, ${images.redis}, ${images.kubo}; network ${started.network.getName()})`,
       stop: started.stop,
@@ -124,10 +169,12 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
     try {
       local = await startLocalGateway({
         env: { ...env, OUTBOUND_POLICY: 'allowlist', OUTBOUND_ALLOWED_DESTINATIONS: '127.0.0.1' },
+        // As the run's Redis container keeps it: a restart loses nothing.
+        redisAppendOnly: 'everysec',
         serviceEnv: serviceEnv(receiver.receiver.destination('')),
       });
     } catch (error) {
-      await receiver.stop();
+      await receiver.remove();
       throw error;
     }
     gateway = {
@@ -135,6 +182,7 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
       webhookSecret,
       local,
       receiver: receiver.receiver,
+      disruptions: localDisruptions(local, receiver),
       endpoints: {
         account: local.components['account-api']!.url,
         contentPublishing: local.components['content-publishing-api']!.url,
@@ -145,7 +193,7 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
       describe: () => `local processes (${why}; devchain, redis-server, Kubo, receiver)`,
       stop: async () => {
         await local.stop();
-        await receiver.stop();
+        await receiver.remove();
       },
     };
   }

@@ -22,11 +22,24 @@ export interface Delivery {
  */
 export class ReceivedWebhooks {
   private readonly seen: Delivery[] = [];
+  private current: string;
 
   constructor(
-    readonly url: string,
+    url: string,
     private readonly base: string,
-  ) {}
+  ) {
+    this.current = url;
+  }
+
+  /** Where the tests reach the receiver. */
+  get url(): string {
+    return this.current;
+  }
+
+  /** The receiver is reached at `url` from now on (a container started again is published on a new port). */
+  movedTo(url: string): void {
+    this.current = url;
+  }
 
   /** A URL of the receiver as the components reach it. */
   destination(path: string): string {

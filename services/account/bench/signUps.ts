@@ -4,7 +4,7 @@
 // and the POST latency (p50, p99) next to same-run baselines on the same api at the same concurrency: GET /livez,
 // and an account look-up (one chain read).
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { encodeAuthorizationPayload, SiwfUser } from '../test/support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { startAccountStack } from '../test/support/stack.js';
 
 const SIGNUPS = Number(process.env.BENCH_SIGNUPS ?? 500);

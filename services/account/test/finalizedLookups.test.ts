@@ -1,5 +1,5 @@
 import { waitUntil } from '@frequency-gateway/devstack';
-import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { useAccountStack } from './support/stack.js';
 
 // Finality four blocks behind the best block, a block a second: a sign-up is in a best block for about four

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { loadFacts } from '@frequency-gateway/devchain';
-import { SiwfUser } from './support/siwfUser.js';
+import { SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { useAccountStack } from './support/stack.js';
 
 const stack = useAccountStack();

@@ -1,6 +1,6 @@
 import { ChainQueries, SignedPayloads, type Intent } from '@frequency-gateway/chain';
 import { Redis } from 'ioredis';
-import { SiwfUser } from './support/siwfUser.js';
+import { SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { KEYSPACE, useAccountStack } from './support/stack.js';
 
 const stack = useAccountStack();

@@ -1,5 +1,5 @@
 import { SignedPayloads } from '@frequency-gateway/chain';
-import { SiwfUser } from './support/siwfUser.js';
+import { SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { useAccountStack } from './support/stack.js';
 
 const stack = useAccountStack();

@@ -2,7 +2,7 @@ import { scanKeys } from '@frequency-gateway/platform';
 import { waitUntil } from '@frequency-gateway/devstack';
 import type { Cluster } from 'ioredis';
 import { KEYSPACE, useAccountStack } from './support/stack.js';
-import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 
 // The account service, unchanged, on a 3-primary Redis Cluster (REDIS_CLUSTER_NODES): its scripts and
 // transactions touch several keys at once, which a cluster allows only within one hash slot.

@@ -1,5 +1,5 @@
 import { waitUntil } from '@frequency-gateway/devstack';
-import { SiwfUser } from './support/siwfUser.js';
+import { SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { useAccountStack } from './support/stack.js';
 import { submitAsAlice } from './support/submit.js';
 

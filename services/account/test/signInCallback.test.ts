@@ -2,7 +2,7 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { waitUntil } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
-import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { KEYSPACE, startAccountStack, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;

@@ -2,7 +2,7 @@ import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
-import { encodeAuthorizationPayload, SiwfUser, tamper } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser, tamper } from '@frequency-gateway/devstack/siwf';
 import { KEYSPACE, startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
 import { waitUntil } from '@frequency-gateway/devstack';
 

@@ -1,7 +1,7 @@
 import { waitUntil } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;

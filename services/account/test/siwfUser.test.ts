@@ -28,7 +28,7 @@ import {
 } from '@projectlibertylabs/siwf';
 import { startSiwfServer, type SiwfServer } from './support/siwfServer.js';
 import { submitAsAlice } from './support/submit.js';
-import { encodeAuthorizationPayload, SiwfUser, tamper, type KeyKind } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser, tamper, type KeyKind } from '@frequency-gateway/devstack/siwf';
 
 /** MSA 1: //Alice, the provider the devchain's genesis registers and stakes for. */
 const PROVIDER_ID = 1;

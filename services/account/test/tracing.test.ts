@@ -1,6 +1,6 @@
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { ancestryOf, startOtlpReceiver, traceBehind, type OtlpReceiver } from '@frequency-gateway/devstack';
-import { encodeAuthorizationPayload, SiwfUser } from './support/siwfUser.js';
+import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { startAccountStack, type AccountStack } from './support/stack.js';
 
 let collector: OtlpReceiver;

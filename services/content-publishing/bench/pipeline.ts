@@ -66,7 +66,7 @@ try {
   const processes: [string, () => number][] = [
     ['api', () => cpuSeconds(api.pid)],
     ['worker', () => cpuSeconds(worker.pid)],
-    ['Kubo', () => cpuSeconds(kubo.pid)],
+    ['Kubo', () => cpuSeconds(kubo.pid() as number)],
     ['Redis', () => cpuSeconds(redis.pid() as number)],
     ['devchain', () => cpuSeconds(devchain.pid)],
     ['this client', () => cpuSeconds(process.pid)],

@@ -18,7 +18,12 @@ import {
   type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
-import { encodeAuthorizationPayload, SiwfUser, type KeyKind, type SignUpOptions } from './siwfUser.js';
+import {
+  encodeAuthorizationPayload,
+  SiwfUser,
+  type KeyKind,
+  type SignUpOptions,
+} from '@frequency-gateway/devstack/siwf';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 

@@ -31,6 +31,8 @@ import type {
   SiwfResponsePayloadLogin,
 } from '@projectlibertylabs/siwf';
 
+export type { SiwfResponse } from '@projectlibertylabs/siwf';
+
 export type KeyKind = 'sr25519' | 'ethereum';
 
 export interface LoginOptions {
