@@ -124,9 +124,11 @@ describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worke
     const member = requestJobs.find((span) => span.traceId !== batchJob.traceId);
     expect(member).toBeDefined();
     // The member's trace stops at its request job; the batch's span links back to it, and to the opener's.
-    expect(batchJob.links).toEqual(
-      expect.arrayContaining(requestJobs.map(({ traceId, spanId }) => ({ traceId, spanId }))),
-    );
+    const requestSpans = requestJobs.map(({ traceId, spanId }) => ({ traceId, spanId }));
+    expect(batchJob.links).toEqual(expect.arrayContaining(requestSpans));
+    // So does the publication of the batch.
+    const publishJob = behind[0]!.spans.find((span) => span.name === 'publishQueue process')!;
+    expect(publishJob.links).toEqual(expect.arrayContaining(requestSpans));
     expect(ancestryOf(collector.spans, member!.spanId).at(-1)).toBe(
       'content-publishing-api: POST /v1/content/{msaId}/broadcast',
     );

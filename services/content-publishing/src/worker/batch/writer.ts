@@ -57,7 +57,14 @@ export class BatchWriter {
     await records.batched(referenceIds, { cid: stored.cid, schemaId });
     await publisher.add(
       PUBLISH_JOB_NAMES.announcementBatch,
-      { batchId, schemaId, cid: stored.cid, size: stored.size, referenceIds },
+      {
+        batchId,
+        schemaId,
+        cid: stored.cid,
+        size: stored.size,
+        referenceIds,
+        ...(batch.traces.length > 0 ? { memberTraces: batch.traces } : {}),
+      },
       { jobId: `batch-${batchId}` },
     );
     await book.clear(batchId);
