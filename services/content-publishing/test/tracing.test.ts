@@ -22,7 +22,8 @@ describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worke
     const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, LOG_LEVEL: 'info' };
     stack = await startPipeline({
       apiEnv: tracing,
-      workerEnv: { ...tracing, WEBHOOK_BASE_URL: receiver.url },
+      // Long enough that two broadcasts posted together share a batch.
+      workerEnv: { ...tracing, WEBHOOK_BASE_URL: receiver.url, BATCH_INTERVAL_SECONDS: '3' },
       workerLogs,
       apiLogs,
     });
@@ -81,5 +82,55 @@ describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worke
     const workerLines = inTrace(workerLogs);
     expect(workerLines).not.toEqual([]);
     for (const line of workerLines) expect(spanIds.has(line.span_id as string)).toBe(true);
+  }, 120_000);
+
+  it("a batch's span links to every member request's span: a second broadcast of the batch reaches it", async () => {
+    const since = BigInt(Date.now()) * 1_000_000n;
+    const answers = await Promise.all(
+      ['first', 'second'].map((content) =>
+        call(stack.api.url, 'POST', '/v1/content/2/broadcast', {
+          content: { content: `linked ${content}`, published: '2026-11-21T10:00:00.000Z' },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202]);
+    const referenceIds = answers.map((answer) => answer.body.referenceId as string);
+    const deliveries = await waitUntil(
+      async () => {
+        const found = referenceIds.map((referenceId) =>
+          receiver.received.find((delivery) => (delivery.body as { referenceId?: string }).referenceId === referenceId),
+        );
+        return found.every((delivery) => delivery !== undefined) && found;
+      },
+      60_000,
+      'the webhooks of both broadcasts',
+    );
+    // One batch, so one trace behind both webhooks: the trace of the request that opened the batch.
+    const behind = await Promise.all(
+      deliveries.map((delivery) => traceBehind(collector, delivery!.headers.traceparent)),
+    );
+    expect(behind[1]!.traceId).toBe(behind[0]!.traceId);
+    const batchJob = behind[0]!.spans.find((span) => span.name === 'batchQueue process')!;
+
+    // Each request's own job span (the first of its trace in the worker), the member's and the opener's alike.
+    const requestJobs = await waitUntil(
+      async () => {
+        const jobs = collector.spans.filter((span) => span.name === 'requestQueue process' && span.startNs >= since);
+        return jobs.length === 2 && jobs;
+      },
+      20_000,
+      "both requests' job spans exported",
+    );
+    const member = requestJobs.find((span) => span.traceId !== batchJob.traceId);
+    expect(member).toBeDefined();
+    // The member's trace stops at its request job; the batch's span links back to it, and to the opener's.
+    const requestSpans = requestJobs.map(({ traceId, spanId }) => ({ traceId, spanId }));
+    expect(batchJob.links).toEqual(expect.arrayContaining(requestSpans));
+    // So does the publication of the batch.
+    const publishJob = behind[0]!.spans.find((span) => span.name === 'publishQueue process')!;
+    expect(publishJob.links).toEqual(expect.arrayContaining(requestSpans));
+    expect(ancestryOf(collector.spans, member!.spanId).at(-1)).toBe(
+      'content-publishing-api: POST /v1/content/{msaId}/broadcast',
+    );
   }, 120_000);
 });

@@ -20,6 +20,8 @@ export interface ReceivedSpan {
   endNs: bigint;
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** The spans this one links to (work done for them elsewhere, in other traces). */
+  links: { traceId: string; spanId: string }[];
 }
 
 export interface OtlpReceiver {
@@ -65,6 +67,7 @@ const exportRequest = z.object({
                       .object({ code: z.number().int().default(0) })
                       .loose()
                       .optional(),
+                    links: z.array(z.object({ traceId: z.string(), spanId: z.string() }).loose()).default([]),
                   }),
                 )
                 .default([]),
@@ -104,6 +107,7 @@ export function spansOfExport(body: unknown): ReceivedSpan[] {
         startNs: BigInt(span.startTimeUnixNano),
         endNs: BigInt(span.endTimeUnixNano),
         statusCode: span.status?.code ?? 0,
+        links: span.links.map(({ traceId, spanId }) => ({ traceId, spanId })),
       })),
     );
   });

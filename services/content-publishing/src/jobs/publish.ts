@@ -3,6 +3,7 @@
  * `batch` from the batch stage, `batch-files` and `on-chain` from the api (through the intake), `retry` from the
  * track stage. A job's name tells its data (PublishJob), so no producer or consumer casts a queue.
  */
+import type { TraceCarrier } from '@frequency-gateway/platform';
 
 /** A Parquet batch file already in IPFS, to announce under a schema. */
 export interface BatchFile {
@@ -18,6 +19,8 @@ export interface AnnouncementBatchJob {
   /** The file's length in bytes (the message's payloadLength). */
   size: number;
   referenceIds: string[];
+  /** With tracing on: the trace contexts of the requests' spans, which the publish job's span links to. */
+  memberTraces?: TraceCarrier[];
 }
 
 /** `batch-files`: batch files announced as they are (v2 and v3 batch announcements). */

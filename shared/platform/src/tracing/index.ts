@@ -4,6 +4,7 @@ export {
   contextFrom,
   currentTraceCarrier,
   inSpan,
+  linkActiveSpan,
   recordFailure,
   SpanKind,
   startSpan,

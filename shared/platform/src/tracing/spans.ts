@@ -127,6 +127,22 @@ export async function inSpan<T>(name: string, options: SpanOptions, work: (span:
   }
 }
 
+/**
+ * Links the active span to the spans the carriers name (work done for many requests at once, as a batch of them,
+ * belongs to the trace of one; each other request's trace reaches it through its link). Carriers that name no
+ * valid span are left out; outside a span, or with tracing off, nothing happens.
+ */
+export function linkActiveSpan(carriers: readonly TraceCarrier[]): void {
+  if (!tracingOn) return;
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  const links = carriers.flatMap((carrier) => {
+    const linked = trace.getSpanContext(contextFrom(carrier as unknown as Record<string, unknown>));
+    return linked && trace.isSpanContextValid(linked) ? [{ context: linked }] : [];
+  });
+  if (links.length > 0) span.addLinks(links);
+}
+
 /** Runs `work` with `active` as the current context (a span started with startSpan). */
 export function withContext<T>(active: Context, work: () => T): T {
   return context.with(active, work);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { RedisScript, scanKeys, type RedisClient } from '@frequency-gateway/platform';
+import { RedisScript, scanKeys, type RedisClient, type TraceCarrier } from '@frequency-gateway/platform';
 import type { Announcement, AnnouncementRow } from '../document/builder.js';
 import { WORKER_RETENTION } from '../retention.js';
 
@@ -45,6 +45,8 @@ export interface ClosedBatch {
   rows: [string, AnnouncementRow][];
   /** The ActivityStreams documents the rows point at, in the same order. */
   documents: string[];
+  /** The trace contexts of the rows' requests (those traced), for the batch's span to link to. */
+  traces: TraceCarrier[];
 }
 
 /** An open batch, for the timers re-armed at start. */
@@ -87,7 +89,13 @@ export class BatchBook {
     return `${this.prefix}member:${referenceId}`;
   }
 
-  async join(schemaId: number, request: Acceptance, { row, document }: Announcement): Promise<Joined> {
+  /** `trace`: the trace context of the request's span, kept with its row for the batch's span to link to. */
+  async join(
+    schemaId: number,
+    request: Acceptance,
+    { row, document }: Announcement,
+    trace?: TraceCarrier,
+  ): Promise<Joined> {
     const [batchId, rows, openedAt, closed] = (await JOIN.run(
       this.redis,
       [this.openKey(schemaId), this.membershipKey(request.referenceId)],
@@ -102,6 +110,7 @@ export class BatchBook {
         this.membershipSeconds,
         document ?? '',
         request.acceptedAt,
+        trace ? JSON.stringify(trace) : '',
       ],
     )) as [string, number, number, number];
     if (rows === -2) return { outcome: 'refused' };
@@ -124,9 +133,10 @@ export class BatchBook {
     const key = this.batchKey(batchId);
     const present = (await CLOSE.run(this.redis, [key, this.openKey(schemaId)], [batchId])) as number;
     if (present === 0) return undefined;
-    const [stored, documents] = await Promise.all([
+    const [stored, documents, traces] = await Promise.all([
       this.redis.hgetall(`${key}:rows`),
       this.redis.hgetall(`${key}:documents`),
+      this.redis.hgetall(`${key}:traces`),
     ]);
     const rows = Object.entries(stored)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -136,13 +146,14 @@ export class BatchBook {
       schemaId,
       rows,
       documents: rows.flatMap(([referenceId]) => documents[referenceId] ?? []),
+      traces: rows.flatMap(([referenceId]) => traceCarrierOf(traces[referenceId])),
     };
   }
 
   /** Forgets a written batch (the memberships stay, so a late retry of a request does not publish it twice). */
   async clear(batchId: string): Promise<void> {
     const key = this.batchKey(batchId);
-    await this.redis.del(key, `${key}:rows`, `${key}:documents`);
+    await this.redis.del(key, `${key}:rows`, `${key}:documents`, `${key}:traces`);
   }
 
   /** Open batches and when they opened. */
@@ -155,5 +166,16 @@ export class BatchBook {
       found.push({ batchId, schemaId: Number(key.slice(`${this.prefix}open:`.length)), openedAt });
     }
     return found;
+  }
+}
+
+/** A stored trace context, or nothing when there is none or it is not one (never fails a batch). */
+function traceCarrierOf(stored: string | undefined): TraceCarrier[] {
+  if (!stored) return [];
+  try {
+    const parsed = JSON.parse(stored) as Partial<TraceCarrier>;
+    return typeof parsed.traceparent === 'string' ? [parsed as TraceCarrier] : [];
+  } catch {
+    return [];
   }
 }

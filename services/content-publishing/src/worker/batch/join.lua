@@ -15,6 +15,7 @@
 -- ARGV[8]  how long the membership is kept (s)
 -- ARGV[9]  the row's ActivityStreams document ('' when it has none)
 -- ARGV[10] the acceptance (when the api accepted the request, ISO 8601: ordered as text)
+-- ARGV[11] the trace context of the request's span (JSON; '' with tracing off): the batch's span links to it
 -- Returns {batchId, rows, openedAt, closed}: rows is the batch's count with this row; -1 when this acceptance
 -- had joined before (a retried job: openedAt 0), -2 when it may not join (withdrawn or superseded: batchId '').
 local openPointer = KEYS[1]
@@ -29,6 +30,7 @@ local now = ARGV[7]
 local membershipTtl = ARGV[8]
 local document = ARGV[9]
 local acceptance = ARGV[10]
+local traceContext = ARGV[11]
 
 local standing, joinedBatch = standingOf(membership, acceptance)
 if standing == 'joined' then return {joinedBatch, -1, 0, 0} end
@@ -44,6 +46,7 @@ local batch = batchPrefix .. batchId
 local rows = batch .. ':rows'
 redis.call('HSET', rows, referenceId, row)
 if document ~= '' then redis.call('HSET', batch .. ':documents', referenceId, document) end
+if traceContext ~= '' then redis.call('HSET', batch .. ':traces', referenceId, traceContext) end
 redis.call('SET', membership, acceptance .. ' ' .. batchId, 'EX', membershipTtl)
 
 local count = redis.call('HLEN', rows)

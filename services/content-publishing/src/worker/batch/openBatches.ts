@@ -1,3 +1,4 @@
+import { currentTraceCarrier } from '@frequency-gateway/platform';
 import type { Counter } from 'prom-client';
 import type { Announcement } from '../document/builder.js';
 import type { ContentKind } from '../../jobs/document.js';
@@ -29,7 +30,8 @@ export class OpenBatches {
     request: Acceptance & { kind: ContentKind },
     announcement: Announcement,
   ): Promise<Joined> {
-    const joined = await this.options.book.join(schemaId, request, announcement);
+    // Joining runs in the request's own job span: the batch's span links to it.
+    const joined = await this.options.book.join(schemaId, request, announcement, currentTraceCarrier());
     if (joined.outcome === 'joined') this.options.batched.inc({ type: request.kind });
     const order = closeAfterJoin(joined, this.options.intervalMs, Date.now());
     if (order) await this.arrange(order);

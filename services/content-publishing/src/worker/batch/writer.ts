@@ -1,6 +1,6 @@
 import type { SchemaDirectory } from '@frequency-gateway/chain';
 import { parseParquetModel, writeBatch } from '@frequency-gateway/dsnp';
-import type { Job, JobContext } from '@frequency-gateway/platform';
+import { linkActiveSpan, type Job, type JobContext } from '@frequency-gateway/platform';
 import { contentId, type ContentStore, type StoredContent } from '@frequency-gateway/storage';
 import type { Histogram } from 'prom-client';
 import { toParquetRow } from '../document/builder.js';
@@ -38,6 +38,8 @@ export class BatchWriter {
     const { book, directory, store, records, publisher } = this.options;
     const batch = await book.close(batchId, schemaId);
     if (!batch) return undefined;
+    // The batch's job belongs to the trace of the request that opened it; every member's trace links here.
+    linkActiveSpan(batch.traces);
     if (batch.rows.length === 0) {
       await book.clear(batchId);
       return undefined;
@@ -55,7 +57,14 @@ export class BatchWriter {
     await records.batched(referenceIds, { cid: stored.cid, schemaId });
     await publisher.add(
       PUBLISH_JOB_NAMES.announcementBatch,
-      { batchId, schemaId, cid: stored.cid, size: stored.size, referenceIds },
+      {
+        batchId,
+        schemaId,
+        cid: stored.cid,
+        size: stored.size,
+        referenceIds,
+        ...(batch.traces.length > 0 ? { memberTraces: batch.traces } : {}),
+      },
       { jobId: `batch-${batchId}` },
     );
     await book.clear(batchId);

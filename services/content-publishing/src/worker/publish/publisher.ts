@@ -8,7 +8,7 @@ import {
   type SchemaDirectory,
   type SignedTransaction,
 } from '@frequency-gateway/chain';
-import type { Job, JobContext } from '@frequency-gateway/platform';
+import { linkActiveSpan, type Job, type JobContext } from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { PublishError, RequestRecords } from '../requestRecords.js';
 import { publishJobOf, type PublishJobName, type PublishJobs } from '../../jobs/publish.js';
@@ -54,6 +54,9 @@ export class Publisher {
   constructor(private readonly options: PublisherOptions) {}
 
   async process(job: AnyPublishJob, { log }: JobContext): Promise<{ transactions: string[] } | undefined> {
+    // A batch's publication runs in the trace of the request that opened the batch; it links to the others.
+    const stated = publishJobOf(job);
+    if (stated.name === 'batch') linkActiveSpan(stated.data.memberTraces ?? []);
     const record = await this.recordOf(job);
     if (!record) return undefined;
     const pending = record.messages.flatMap((state, index) => (state.state === 'pending' ? [index] : []));
