@@ -92,7 +92,8 @@ async function expectAllOn(all: RedisClient[], port: number): Promise<void> {
   }
 }
 
-test('kill -9 of the primary: every connection (queued, fail-fast, blocking) reconnects to the new primary, none gives up', async () => {
+/** Opens every connection, waits until all are ready, and keeps writing on them; says where the primary was. */
+async function openAllUnderWrites(): Promise<{ all: RedisClient[]; stop: () => void; before: number }> {
   const all = openAll();
   await waitUntil(
     async () => all.every((connection) => connection.status === 'ready'),
@@ -100,7 +101,11 @@ test('kill -9 of the primary: every connection (queued, fail-fast, blocking) rec
     'every connection ready',
   );
   const stop = keepWriting(all);
-  const before = await group.primaryPort();
+  return { all, stop, before: await group.primaryPort() };
+}
+
+test('kill -9 of the primary: every connection (queued, fail-fast, blocking) reconnects to the new primary, none gives up', async () => {
+  const { all, stop, before } = await openAllUnderWrites();
   await group.servers[0]!.kill('SIGKILL');
   const after = await newPrimary(before);
   try {
@@ -111,14 +116,7 @@ test('kill -9 of the primary: every connection (queued, fail-fast, blocking) rec
 }, 120_000);
 
 test('a failover with the old primary alive (SENTINEL FAILOVER): every connection moves to the new primary', async () => {
-  const all = openAll();
-  await waitUntil(
-    async () => all.every((connection) => connection.status === 'ready'),
-    30_000,
-    'every connection ready',
-  );
-  const stop = keepWriting(all);
-  const before = await group.primaryPort();
+  const { all, stop, before } = await openAllUnderWrites();
   const sentinel = new Redis({ host: '127.0.0.1', port: group.sentinels[0]!.port });
   try {
     await sentinel.call('SENTINEL', 'FAILOVER', group.name);
