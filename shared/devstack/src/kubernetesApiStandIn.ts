@@ -93,7 +93,7 @@ function mergePatch(target: unknown, patch: unknown): unknown {
  *   resourceVersion (409 Conflict on a stale one), as leader election needs;
  * - core/v1 Events with create, validated as the API server validates an event that carries an eventTime
  *   (a MicroTime; reportingComponent, reportingInstance, action and reason required; involvedObject in the
- *   event's namespace; unique names). `eventsBehaviour` makes it fail or stop answering instead;
+ *   event's namespace; unique names). `eventsBehaviour` makes it fail or stop answering instead, `holdEvents` delays the answers;
  * - core/v1 Secrets with get, create and JSON merge patch, answering as the API server v1.37 does (codes, reasons
  *   and messages taken from one): 404 NotFound, 409 AlreadyExists, 409 Conflict for a patch carrying a stale
  *   resourceVersion, 400 for data that is not base64 or a namespace that does not match, a 500 for a create that
@@ -113,6 +113,7 @@ export class KubernetesApiStandIn {
   /** Every event write received, whatever the answer. */
   eventRequests = 0;
   eventsBehaviour: EventsBehaviour = 'accept';
+  private eventsHeld?: Promise<void>;
   /** How the stand-in answers lease requests: as the API server does, or with a 500 (etcd unavailable). */
   leasesBehaviour: 'accept' | 'fail' = 'accept';
   /** Every lease request received, whatever the answer. */
@@ -196,8 +197,22 @@ export class KubernetesApiStandIn {
     return this.status(404, 'NotFound', 'no such path');
   }
 
+  /**
+   * Holds every event request from now on, unanswered, until the returned function is called; then each is
+   * answered as `eventsBehaviour` says. Lets a test see what a caller does while its events are in flight.
+   */
+  holdEvents(): () => void {
+    let release!: () => void;
+    this.eventsHeld = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.eventsHeld = undefined;
+      release();
+    };
+  }
+
   private async event(namespace: string, event: RecordedEvent | undefined): Promise<Answer> {
     this.eventRequests++;
+    await this.eventsHeld;
     if (this.eventsBehaviour === 'hang') return new Promise<never>(() => undefined);
     if (this.eventsBehaviour === 'fail') return this.status(500, 'InternalError', 'etcdserver: request timed out');
     if (!event) return this.status(400, 'BadRequest', 'no body');
