@@ -120,7 +120,7 @@ describe('the track stage: publication outcomes settled', () => {
     };
     await settler.settle(full);
     let record = (await book.get('full'))!;
-    expect(record.messages[0]).toEqual({ state: 'pending' });
+    expect(record.messages[0]).toEqual({ state: 'pending', after: '0x01' });
     expect(record.attempts).toBe(1);
     const retry = (await publishQueue.getJobs(['delayed'])).find((job) => job.data.publicationId === 'full');
     expect(retry?.name).toBe(PUBLISH_JOB_NAMES.retry);
@@ -148,7 +148,7 @@ describe('the track stage: publication outcomes settled', () => {
     await settler.settle(packed);
     for (const id of ['good', 'bad']) {
       const record = (await book.get(id))!;
-      expect(record.messages[0]).toEqual({ state: 'pending' });
+      expect(record.messages[0]).toEqual({ state: 'pending', after: '0xpk' });
       expect(record.solo).toEqual(new Set([0]));
       expect(record.attempts).toBe(0);
     }
@@ -168,5 +168,46 @@ describe('the track stage: publication outcomes settled', () => {
       txHash: '0xsolo',
       error: { module: 'Messages', name: 'InvalidSchemaId', index: 61, code: 4 },
     });
+  });
+
+  // The tracker scans a block again when a crash or a Redis failover lost what followed the messages' new states
+  // (their publication's record is written first): the requests' end, its webhooks, a retry job.
+  it("settles an outcome again when only the messages' new states were kept: the end and its webhook are redone", async () => {
+    await submitted('kept', ['r6', 'r7'], ['0xcc']);
+    const outcome: TransactionOutcome = { txHash: '0xcc', jobs: [messageId('kept', 0)], status: 'succeeded', ...block };
+    // What the first settling wrote before it stopped.
+    await book.set(
+      'kept',
+      new Map([[0, { state: 'finalized', txHash: '0xcc', blockNumber: 12, blockHash: '0xb10c' }]]),
+    );
+    await settler.settle(outcome);
+    for (const referenceId of ['r6', 'r7']) {
+      expect(await status().get(referenceId)).toMatchObject({ state: 'finalized', transaction: { hash: '0xcc' } });
+      expect(await webhookQueue.getJob(`${referenceId}.SUCCESS`)).toBeDefined();
+    }
+    // Once more, with everything in place: nothing is queued twice.
+    const before = await webhookQueue.count();
+    await settler.settle(outcome);
+    expect(await webhookQueue.count()).toBe(before);
+  });
+
+  it("queues the retry again when only the messages' new states were kept, counting the attempt once", async () => {
+    await submitted('again', ['r8'], ['0xdd']);
+    const full: TransactionOutcome = {
+      txHash: '0xdd',
+      jobs: [messageId('again', 0)],
+      status: 'failed',
+      error: chainError({ module: 'Messages', name: 'TooManyMessagesInBlock', index: 61, code: 0 }),
+      ...block,
+    };
+    await book.set('again', new Map([[0, { state: 'pending', after: '0xdd' }]]), { attempts: 1 });
+    await settler.settle(full);
+    const retries = async () =>
+      (await publishQueue.getJobs(['delayed', 'waiting'])).filter((job) => job.data.publicationId === 'again');
+    expect(await retries()).toHaveLength(1);
+    expect((await book.get('again'))!.attempts).toBe(1);
+    await settler.settle(full);
+    expect(await retries()).toHaveLength(1);
+    expect(await stateOf('r8')).toBe('submitted');
   });
 });

@@ -19,7 +19,13 @@ export {
   foreseenChainError,
   type ChainError,
 } from './transactionErrors.js';
-export { TransactionTracker, type TransactionOutcome, type TrackerOptions, type ChainEvent } from './tracker.js';
+export {
+  ScanPositionMovedError,
+  TransactionTracker,
+  type TransactionOutcome,
+  type TrackerOptions,
+  type ChainEvent,
+} from './tracker.js';
 export {
   ChainQueries,
   type Delegation,

@@ -4,7 +4,9 @@ import type { Registry } from 'prom-client';
 import {
   currentTraceCarrier,
   inSpan,
+  RedisScript,
   registerScrapedGauges,
+  type ReplicatedWrites,
   type RedisClient,
   type TraceCarrier,
 } from '@frequency-gateway/platform';
@@ -41,6 +43,12 @@ export interface TrackerOptions {
   metrics?: Registry;
   /** The newest finalized block number (the connection's `heads().finalized`), to age pending transactions by. */
   finalizedHead?: () => number;
+  /**
+   * Acknowledged = durable (REDIS_DURABILITY=replicated): a record is confirmed on a replica before `record`
+   * resolves, so that a transaction is never submitted with a record a failover could lose (nobody would settle
+   * it, and its job, tried again, would submit its messages twice).
+   */
+  replicatedWrites?: Pick<ReplicatedWrites, 'mark' | 'confirm'>;
 }
 
 interface PendingRecord {
@@ -59,6 +67,22 @@ interface PendingSummary {
 }
 
 /** Per registry, the tracker whose records the gauges read: a tracker built again (a start retried) takes over. */
+const ADVANCE = RedisScript.fromFile(new URL('./advanceScan.lua', import.meta.url), 1);
+
+/**
+ * The stored scan position is not the one the scan left: the Redis primary changed and lost its latest writes
+ * (or a second scanner ran). The round stops; the next one scans again from the stored position, and the
+ * outcomes of the blocks scanned again are settled again (settling is idempotent).
+ */
+export class ScanPositionMovedError extends Error {
+  constructor(expected: string, found: string | null) {
+    super(
+      `the scan position is ${found ?? 'not stored'} where the scanner left ${expected || 'none'}: scanning again from the stored one`,
+    );
+    this.name = 'ScanPositionMovedError';
+  }
+}
+
 const pendingSources = new WeakMap<Registry, () => Promise<PendingSummary | undefined>>();
 
 /**
@@ -142,9 +166,11 @@ export class TransactionTracker {
     const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
     if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
     also?.(multi);
+    const mark = this.options.replicatedWrites?.mark();
     const results = await multi.exec();
     const failed = results?.find(([error]) => error);
     if (failed) throw failed[0];
+    if (mark !== undefined) await this.options.replicatedWrites!.confirm(mark);
   }
 
   /**
@@ -203,12 +229,17 @@ export class TransactionTracker {
     // First run: start where the oldest recorded transaction could first appear.
     const earliest = Math.min(target, ...[...pending.values()].map((record) => record.birth));
     let next = stored === null ? earliest : Number(stored) + 1;
+    let position = stored ?? '';
     for (; next <= target; next++) {
       if (pending.size > 0) {
         await this.scanBlock(next, pending);
         pending = await this.pending();
       }
-      await this.redis.set(this.scannedKey, String(next));
+      // Every write of the block's outcomes was answered before this one, so a Redis replica that has the new
+      // position has them too (a replica holds a prefix of its primary's writes).
+      if ((await ADVANCE.run(this.redis, [this.scannedKey], [next, position])) !== 1)
+        throw new ScanPositionMovedError(position, await this.redis.get(this.scannedKey));
+      position = String(next);
     }
     return next - 1;
   }

@@ -4,6 +4,7 @@ import type { Call } from '@polkadot/types/interfaces';
 import {
   CapacitySubmitter,
   NonceManager,
+  ScanPositionMovedError,
   SubmissionError,
   TransactionTracker,
   loadProviderKey,
@@ -122,6 +123,46 @@ describe('capacity submission and transaction tracking', () => {
       pageSize: 100,
     });
     expect(messages.content.length).toBe(3);
+  });
+
+  it('scans again from the stored position when it moved under the scan (a Redis failover kept older writes)', async () => {
+    const prefix = 'moved';
+    const seen: TransactionOutcome[] = [];
+    const keys = { pending: `${prefix}:tx:pending`, scanned: `${prefix}:tx:scanned` };
+    /** What the replica that takes over lacks, taken before the scan. */
+    const lost = { record: '', jobs: [] as string[], position: '' };
+    let failedOver = false;
+    const scanner = new TransactionTracker(chain.api, redis(), {
+      prefix,
+      onOutcome: async (outcome) => {
+        seen.push(outcome);
+        // The second transaction's outcome is being settled: the primary dies, and the replica that takes over
+        // never got what settling the first one wrote (its record dropped, the position past its block).
+        if (outcome.txHash === second.hash && lost.record && !failedOver) {
+          failedOver = true;
+          await redis().hset(keys.pending, first.hash, lost.record);
+          await redis().sadd(`${prefix}:tx:jobs:${first.hash}`, ...lost.jobs);
+          await redis().set(keys.scanned, lost.position);
+        }
+      },
+    });
+    const first = await submitter.submit([ipfsMessage()], (tx) => scanner.record(tx, ['publish:6']));
+    await tick(chain, 1);
+    const second = await submitter.submit([ipfsMessage()], (tx) => scanner.record(tx, ['publish:7']));
+    await tick(chain, 1);
+    lost.record = (await redis().hget(keys.pending, first.hash))!;
+    lost.jobs = await redis().smembers(`${prefix}:tx:jobs:${first.hash}`);
+    lost.position = String((JSON.parse(lost.record) as { birth: number }).birth - 1);
+
+    await expect(scanner.scanOnce()).rejects.toThrow(ScanPositionMovedError);
+    await scanner.scanOnce();
+    // The first transaction is settled again as what it was, included, and never taken for expired.
+    expect(seen.map((outcome) => [outcome.txHash, outcome.status])).toEqual([
+      [first.hash, 'succeeded'],
+      [second.hash, 'succeeded'],
+      [first.hash, 'succeeded'],
+    ]);
+    expect(await scanner.pendingCount()).toBe(0);
   });
 
   it('maps the pool refusals to typed errors', () => {

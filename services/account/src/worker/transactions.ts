@@ -164,13 +164,14 @@ export class AccountTransactions {
       if (outcome.status === 'succeeded') {
         const { msaId, handle, newPublicKey, revokedProviderId, capacityWithdrawn } = readOutcome(outcome.events);
         const block = { number: outcome.blockNumber, hash: outcome.blockHash };
-        await status.update(referenceId, 'finalized', {
+        const endedNow = await status.update(referenceId, 'finalized', {
           ...(msaId ? { msaId } : {}),
           ...(handle ? { handle } : {}),
           transaction: { hash: outcome.txHash },
           block,
         });
-        this.finished.inc({ outcome: 'finalized' });
+        // An outcome settled again (the tracker scanned its block again) is told again, but counted once.
+        if (endedNow) this.finished.inc({ outcome: 'finalized' });
         logger.info({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, msaId, handle }, 'finalized');
         await this.notify(referenceId, 'SUCCESS', {
           txHash: outcome.txHash,
@@ -186,8 +187,8 @@ export class AccountTransactions {
       } else {
         const error: OutcomeError =
           outcome.status === 'failed' ? outcome.error : { message: 'the transaction expired before it was included' };
-        await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } });
-        this.finished.inc({ outcome: 'failed' });
+        if (await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } }))
+          this.finished.inc({ outcome: 'failed' });
         logger.warn({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, error }, 'failed');
         await this.notify(referenceId, outcome.status === 'expired' ? 'EXPIRED' : 'FAILED', {
           txHash: outcome.txHash,

@@ -27,10 +27,12 @@ export interface Publication {
 
 /** The state of one message: waiting to go, riding in a transaction, in a finalized block, or refused. */
 export type MessageState =
-  | { state: 'pending' }
+  /** To be sent; `after`: the transaction whose outcome (expired, or the block was full) sent it back. */
+  | { state: 'pending'; after?: string }
   | { state: 'submitted'; txHash: string }
   | { state: 'finalized'; txHash: string; blockNumber: number; blockHash: string }
-  | { state: 'failed'; error: PublishError };
+  /** Cannot be published; `txHash`: the transaction whose outcome said so, when one did. */
+  | { state: 'failed'; error: PublishError; txHash?: string };
 
 export interface PublicationRecord {
   publication: Publication;

@@ -32,7 +32,12 @@ export interface Decision {
  * expire later). Success finalizes a message; a full block or an expired era sends it again, counted, up to
  * `maxAttempts` retries, after which it fails with the last reason; a packed transaction that failed for another
  * reason (`batch_all` fails as a whole) sends each of its messages again alone, uncounted, so that only the one
- * the chain refuses fails; a message that failed alone fails. Undefined when nothing changes.
+ * the chain refuses fails; a message that failed alone fails.
+ *
+ * The same outcome settled again (the tracker scans a block again after a crash or a Redis failover lost what
+ * followed the messages' new states) changes nothing but gives the same verdict, so that what the verdict does
+ * (the requests' end and their webhooks, a retry job) is done again, idempotently, in case it was lost.
+ * Undefined when the outcome concerns none of the messages any longer.
  */
 export function decide(
   record: PublicationRecord,
@@ -45,35 +50,55 @@ export function decide(
   const solo: number[] = [];
   let counted = false;
   let lastError: PublishError | undefined;
+  let again = false;
+  const { txHash } = outcome;
   for (const index of indices) {
     const current = record.messages[index];
-    if (current?.state !== 'submitted' || current.txHash !== outcome.txHash) continue;
+    if (current && settledBy(current, txHash)) {
+      again = true;
+      continue;
+    }
+    if (current?.state !== 'submitted' || current.txHash !== txHash) continue;
     if (outcome.status === 'succeeded') {
-      const { txHash, blockNumber, blockHash } = outcome;
+      const { blockNumber, blockHash } = outcome;
       changes.set(index, { state: 'finalized', txHash, blockNumber, blockHash });
     } else if (outcome.status === 'expired') {
-      changes.set(index, { state: 'pending' });
+      changes.set(index, { state: 'pending', after: txHash });
       counted = true;
       lastError = { message: 'the transaction expired before it was included', expired: true };
     } else if (RETRIABLE.has(chainErrorText(outcome.error))) {
-      changes.set(index, { state: 'pending' });
+      changes.set(index, { state: 'pending', after: txHash });
       counted = true;
       lastError = outcome.error;
     } else if (packed && !record.solo.has(index)) {
-      changes.set(index, { state: 'pending' });
+      changes.set(index, { state: 'pending', after: txHash });
       solo.push(index);
     } else {
-      changes.set(index, { state: 'failed', error: outcome.error });
+      changes.set(index, { state: 'failed', error: outcome.error, txHash });
     }
   }
-  if (changes.size === 0) return undefined;
+  if (changes.size === 0 && !again) return undefined;
   const attempts = record.attempts + (counted ? 1 : 0);
   if (attempts > maxAttempts && lastError) {
     for (const [index, state] of changes)
-      if (state.state === 'pending') changes.set(index, { state: 'failed', error: lastError });
+      if (state.state === 'pending') changes.set(index, { state: 'failed', error: lastError, txHash });
   }
   const messages = record.messages.map((state, index) => changes.get(index) ?? state);
   return { changes, attempts, solo, verdict: verdictOf(messages, outcome) };
+}
+
+/** The message is in the state this transaction's outcome put it in: the outcome is being settled again. */
+function settledBy(state: MessageState, txHash: string): boolean {
+  switch (state.state) {
+    case 'finalized':
+      return state.txHash === txHash;
+    case 'pending':
+      return state.after === txHash;
+    case 'failed':
+      return state.txHash === txHash;
+    case 'submitted':
+      return false;
+  }
 }
 
 /** The publication's verdict from the states of all its messages. */

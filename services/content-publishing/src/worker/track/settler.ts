@@ -45,7 +45,8 @@ export class PublicationSettler {
     if (!decision) return;
     const { publication } = record;
     const { changes, attempts, solo, verdict } = decision;
-    await book.set(publication.id, changes, { attempts, solo });
+    // Settled again (see decide): nothing to change, the verdict's effects are done again.
+    if (changes.size > 0) await book.set(publication.id, changes, { attempts, solo });
     const requests = publication.referenceIds.length;
     switch (verdict.kind) {
       case 'finalize':
