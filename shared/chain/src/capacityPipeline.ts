@@ -34,7 +34,8 @@ export interface CapacityPipelineConfig {
 type PipelineRuntime = Pick<
   ComponentRuntime<CapacityPipelineConfig>,
   'config' | 'redis' | 'logger' | 'metrics' | 'readiness' | 'lead'
->;
+> &
+  Partial<Pick<ComponentRuntime<CapacityPipelineConfig>, 'queues'>>;
 
 export interface FollowingOptions {
   /** Paused while Capacity is short, resumed when it is back: the worker whose jobs spend it. */
@@ -73,6 +74,7 @@ export class CapacityPipeline {
       onOutcome: (outcome) => this.settleOutcome(outcome),
       metrics: runtime.metrics,
       finalizedHead: () => connection.heads().finalized,
+      ...(runtime.queues?.replicatedWrites ? { replicatedWrites: runtime.queues.replicatedWrites } : {}),
     });
   }
 

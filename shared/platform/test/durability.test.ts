@@ -4,13 +4,17 @@ import { z } from 'zod';
 import {
   apiVariables,
   commonVariables,
+  createLogger,
   defineRoute,
   Intake,
   intakeDurability,
   intakeStream,
   intakeVariables,
+  JobQueues,
+  Registry,
   RequestStatusStore,
   type ComponentDefinition,
+  type Job,
 } from '../src/index.js';
 import { startTestComponent } from './support/testComponent.js';
 
@@ -76,6 +80,8 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
     replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
     admin = new Redis(primary.url);
     await waitUntil(async () => (await replicas()) === 1, 20_000, 'the replica in sync');
+    // Online is not yet answering: a replica still loading what it was sent confirms nothing.
+    await waitUntil(async () => (await admin.wait(1, 1000)) === 1, 20_000, 'the replica confirming writes');
   });
   afterAll(async () => {
     admin?.disconnect();
@@ -93,7 +99,7 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
   };
 
   it('answers 202 once a replica has the request; 503 (logged with its errorReference) when none answers in time; 202 without the option', async () => {
-    const env = { REDIS_URL: primary.url, REDIS_DURABILITY: 'replicated', REDIS_DURABILITY_TIMEOUT_MS: '300' };
+    const env = { REDIS_URL: primary.url, REDIS_DURABILITY: 'replicated', REDIS_DURABILITY_TIMEOUT_MS: '1000' };
     const durable = await startTestComponent(notesApi, env);
     const plain = await startTestComponent(notesApi, { ...env, REDIS_DURABILITY: 'acknowledged' });
     try {
@@ -118,7 +124,7 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
         return lines.length > 0 && lines;
       }, 5000);
       expect(JSON.parse(logged[0] as string)).toMatchObject({ level: 'error', status: 503, route: '/v1/notes' });
-      expect(logged[0]).toContain('reached 0 of the 1 Redis replicas it needs within 300 ms');
+      expect(logged[0]).toContain('reached 0 of the 1 Redis replicas it needs within 1000 ms');
       // The primary has it: the same request again, once a replica is back, is the same one.
       expect(await admin.exists(`{durable}:request:${String(kept.body.referenceId)}`)).toBe(1);
 
@@ -133,4 +139,103 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
       await plain.stop();
     }
   }, 60_000);
+});
+
+describe('REDIS_DURABILITY in a worker: a job completes once a replica has what it wrote', () => {
+  let primary: LocalRedis;
+  let replica: LocalRedis;
+  let admin: Redis;
+  let onReplica: Redis;
+  let writer: Redis;
+  let queues: JobQueues;
+  const replicas = async () => (await admin.info('replication')).match(/^slave\d+:.*state=online/gm)?.length ?? 0;
+  const logger = createLogger({ component: 'durable-worker', level: 'silent', pretty: false });
+
+  beforeAll(async () => {
+    primary = await startRedisServer();
+    replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+    admin = new Redis(primary.url);
+    onReplica = new Redis(replica.url);
+    writer = new Redis(primary.url, { enableAutoPipelining: true });
+    await waitUntil(async () => (await replicas()) === 1, 20_000, 'the replica in sync');
+    // Online is not yet answering: a replica still loading what it was sent confirms nothing.
+    await waitUntil(async () => (await admin.wait(1, 1000)) === 1, 20_000, 'the replica confirming writes');
+    queues = new JobQueues({
+      redis: primary.url,
+      keyPrefix: '{jobs}',
+      logger,
+      metrics: new Registry(),
+      durability: { durability: { replicas: 1, timeoutMs: 1000 }, writtenOn: [writer] },
+    });
+  });
+  afterAll(async () => {
+    await queues?.close(1000);
+    for (const connection of [admin, onReplica, writer]) connection?.disconnect();
+    await replica?.stop();
+    await primary?.stop();
+  });
+
+  /** Runs jobs that each write their key on `writer`, `before` each write; resolves with the finished jobs' ids. */
+  function worker(name: string, before: (job: Job<{ key: string }>) => Promise<void> = async () => undefined) {
+    const completed: { id: string; attempts: number; onReplica: boolean }[] = [];
+    const failures: string[] = [];
+    const reasons: string[] = [];
+    const running = queues.worker<{ key: string }, void>(name, async (job) => {
+      await before(job);
+      await writer.set(job.data.key, String(job.attemptsMade));
+    });
+    running.on('completed', (job) => {
+      // Checked the moment the job completes: its write is on the replica already.
+      void onReplica
+        .exists(job.data.key)
+        .then((exists) => completed.push({ id: job.id!, attempts: job.attemptsMade, onReplica: exists === 1 }));
+    });
+    running.on('failed', (_job, error) => {
+      failures.push(error.name);
+      reasons.push(`${error.name}: ${error.message}`);
+    });
+    return { completed, failures, reasons };
+  }
+  /** A job that writes `{jobs}:<id>`. */
+  const add = (name: string, id: string) =>
+    queues
+      .queue<{ key: string }>(name)
+      .add('write', { key: `{jobs}:${id}` }, { jobId: id, attempts: 100, backoff: { type: 'fixed', delay: 200 } });
+
+  it('completes a job whose writes a replica has, each one the first time', async () => {
+    const { completed, reasons } = worker('plain');
+    for (let index = 0; index < 20; index++) await add('plain', `plain-${index}`);
+    await waitUntil(async () => completed.length === 20, 20_000, 'every job completed');
+    expect(reasons).toEqual([]);
+    expect(completed.filter((job) => !job.onReplica || job.attempts !== 1)).toEqual([]);
+  });
+
+  it('tries a job again while no replica confirms its writes, and completes it once one does', async () => {
+    await onReplica.replicaof('NO', 'ONE');
+    await waitUntil(async () => (await replicas()) === 0, 10_000, 'the primary without its replica');
+    const { completed, failures } = worker('alone');
+    await add('alone', 'alone');
+    await waitUntil(async () => failures.length >= 2, 20_000, 'attempts refused for want of a replica');
+    expect(completed).toEqual([]);
+    expect(new Set(failures)).toEqual(new Set(['NotReplicatedError']));
+
+    await onReplica.replicaof('127.0.0.1', String(primary.port));
+    await waitUntil(async () => completed.length === 1, 20_000, 'the job completed with its replica back');
+    expect(completed[0]).toMatchObject({ id: 'alone', onReplica: true });
+  });
+
+  it('tries a job again when a connection it wrote on was lost meanwhile (its writes may be gone with a primary)', async () => {
+    let killed = false;
+    const { completed, failures } = worker('lost', async () => {
+      if (killed) return;
+      killed = true;
+      // The connection the job writes on drops under it (as when its primary dies) and comes back.
+      const id = await writer.client('ID');
+      await admin.client('KILL', 'ID', String(id));
+    });
+    await add('lost', 'lost');
+    await waitUntil(async () => completed.length === 1, 20_000, 'the job completed on its second attempt');
+    expect(failures).toEqual(['WritesMayBeLostError']);
+    expect(completed[0]).toMatchObject({ attempts: 2, onReplica: true });
+  });
 });

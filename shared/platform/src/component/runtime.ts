@@ -20,6 +20,7 @@ import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
 import { JobQueues, queueBoard, queueBoardSettings } from '../queues/index.js';
 import { startTracing } from '../tracing/index.js';
 import {
+  durabilityOf,
   openRedis,
   RedisAvailability,
   redisCheck,
@@ -32,6 +33,8 @@ import {
 } from '../redis/index.js';
 import { createLeaders } from './leadership.js';
 import type { CommonConfig } from './variables.js';
+
+type DurabilityConfig = Parameters<typeof durabilityOf>[0];
 
 /** What the platform hands a component's setup: everything already connected and instrumented. */
 export interface ComponentRuntime<C> {
@@ -245,12 +248,15 @@ export async function startComponent<S extends ConfigSpec>(
     : undefined;
   if (podEvents) recordReadinessEvents(readiness, podEvents);
   readiness.add(redisCheck(failFastRedis, redisTarget(endpoint), availability));
+  const durability = 'REDIS_DURABILITY' in config ? durabilityOf(config as unknown as DurabilityConfig) : undefined;
   const queues = new JobQueues({
     redis: endpoint,
     keyPrefix: common.CACHE_KEY_PREFIX,
     logger,
     metrics,
     availability,
+    // A job's writes go through the queues' connection (jobs it adds) and the component's own.
+    ...(durability ? { durability: { durability, writtenOn: [redis] } } : {}),
   });
   const leaders = createLeaders(common, failFastRedis, logger, metrics, cluster);
   const lead = leaders.lead;

@@ -158,6 +158,21 @@ export function workerVariables(defaults: { port: number }) {
       positiveMs(600_000),
       "How long the worker's pipeline may keep retrying its start (the chain away, the provider key not yet a provider) before /livez fails and Kubernetes restarts the pod; a shorter outage restarts nothing",
     ),
+    ...durabilityVariables(),
+  };
+}
+
+/** How durable a write must be before it counts: on the primary, or on a replica too (apis and workers alike). */
+export function durabilityVariables() {
+  return {
+    REDIS_DURABILITY: variable(
+      z.enum(['acknowledged', 'replicated']).default('acknowledged'),
+      '`acknowledged`: a write counts once the Redis primary has it. `replicated`: only once at least one replica has it too (WAIT), so that nothing is lost when the primary dies. An api answers a request (202) only then, and 503 when no replica confirms within REDIS_DURABILITY_TIMEOUT_MS (the same request again is safe); a worker completes a job only then, and submits a transaction only once its record is on a replica (otherwise the job is tried again). Costs a replication round trip per turn of requests and per job',
+    ),
+    REDIS_DURABILITY_TIMEOUT_MS: variable(
+      positiveMs(1_000),
+      'With REDIS_DURABILITY=replicated, how long a write waits for a replica before it is refused (an api answers 503, a job is tried again)',
+    ),
   };
 }
 

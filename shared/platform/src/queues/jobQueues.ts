@@ -9,6 +9,7 @@ import {
   registerRedisMemoryGauges,
   type RedisEndpoint,
 } from '../redis/index.js';
+import { ReplicatedWrites, type Durability } from '../redis/durability.js';
 import { failFastBackend } from './failFastBackend.js';
 import { isLastAttempt } from './retention.js';
 import { inSpan, SpanKind, takeTraceContext, withTraceContext } from '../tracing/index.js';
@@ -36,6 +37,12 @@ export interface JobQueuesOptions {
   metrics: Registry;
   /** What the component knows about Redis (see RedisAvailability); the queues' connections report to it. */
   availability?: RedisAvailability;
+  /**
+   * Acknowledged = durable (REDIS_DURABILITY=replicated): a job completes only once what it wrote, on the
+   * queues' own connection and on `writtenOn`, reached a replica (see ReplicatedWrites); otherwise its attempt
+   * fails and it is tried again.
+   */
+  durability?: { durability: Durability; writtenOn: RedisClient[] };
 }
 
 export interface WorkerOptions<T = unknown, R = unknown> {
@@ -62,6 +69,8 @@ export class JobQueues {
   private readonly outcomes: Counter<'queue' | 'outcome'>;
   private readonly durations: Histogram<'queue' | 'outcome'>;
   private readonly availability: RedisAvailability;
+  /** With durability: what confirms a job's writes (and a caller's, such as a transaction's record). */
+  readonly replicatedWrites: ReplicatedWrites | undefined;
 
   constructor(private readonly options: JobQueuesOptions) {
     this.prefix = `${options.keyPrefix}:bull`;
@@ -69,6 +78,13 @@ export class JobQueues {
     // Producers fail fast while Redis is away (callers answer 503); consumers wait for it to come back.
     this.producer = this.availability.watch(openRedis(options.redis, 'failFast'));
     this.consumerConnection = this.availability.watch(openRedis(options.redis, 'blocking'));
+    this.replicatedWrites =
+      options.durability &&
+      new ReplicatedWrites(
+        [this.producer, ...options.durability.writtenOn],
+        options.durability.durability,
+        options.keyPrefix,
+      );
     const registers = [options.metrics];
     this.outcomes = new Counter({
       name: 'queue_jobs_processed_total',
@@ -204,7 +220,9 @@ export class JobQueues {
       this.durations.observe({ queue: name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     };
     try {
+      const mark = this.replicatedWrites?.mark();
       const result = await processor(job, { log, token });
+      if (mark !== undefined) await this.replicatedWrites!.confirm(mark);
       observe('completed');
       return result;
     } catch (error) {

@@ -8,3 +8,4 @@ export * from './memoryMetrics.js';
 export * from './keyspace.js';
 export * from './endpoint.js';
 export * from './scan.js';
+export * from './durability.js';

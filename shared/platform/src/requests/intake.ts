@@ -4,6 +4,7 @@ import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
 import { JOB_RETENTION, type JobsOptions } from '../queues/index.js';
 import { TurnBatch, type ItemOutcome } from '../redis/turnBatch.js';
+import { durabilityOf, NotReplicatedError, type Durability } from '../redis/durability.js';
 import { withTraceContext } from '../tracing/index.js';
 import type { RequestStatusStore } from './requestStatusStore.js';
 
@@ -75,7 +76,7 @@ export interface IntakeOptions {
    * (WAIT), within `timeoutMs`; otherwise the answer is a 503 (the same request again is safe: it has the same
    * referenceId). Unset: answered once the primary has them.
    */
-  durability?: { replicas: number; timeoutMs: number };
+  durability?: Durability;
 }
 
 export interface IntakeRequest<T> {
@@ -110,19 +111,8 @@ export function intakeDurability(config: {
   REDIS_DURABILITY: 'acknowledged' | 'replicated';
   REDIS_DURABILITY_TIMEOUT_MS: number;
 }): Pick<IntakeOptions, 'durability'> {
-  return config.REDIS_DURABILITY === 'replicated'
-    ? { durability: { replicas: 1, timeoutMs: config.REDIS_DURABILITY_TIMEOUT_MS } }
-    : {};
-}
-
-/** The requests of a turn reached fewer replicas than acknowledged = durable asks for, in the time it allows. */
-export class NotReplicatedError extends Error {
-  constructor(reached: number, durability: { replicas: number; timeoutMs: number }) {
-    super(
-      `the write reached ${reached} of the ${durability.replicas} Redis replicas it needs within ${durability.timeoutMs} ms (REDIS_DURABILITY=replicated)`,
-    );
-    this.name = 'NotReplicatedError';
-  }
+  const durability = durabilityOf(config);
+  return durability ? { durability } : {};
 }
 
 export class Intake {
