@@ -584,6 +584,8 @@ describe('the chart, rendered by Helm', () => {
       expect(named(objects, 'ConfigMap', `${PREFIX}-${service}`)!.data).toMatchObject({
         REDIS_SENTINELS: sentinels.join(','),
         REDIS_SENTINEL_NAME: 'gateway',
+        // With replicas, a write counts once one has it (the default; `redisDurability` says otherwise).
+        REDIS_DURABILITY: 'replicated',
       });
     const worker = podSpec(named(objects, 'Deployment', `${PREFIX}-content-publishing-worker`)!).containers[0]!.env!;
     expect(worker.find((e) => e.name === 'REDIS_SENTINEL_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
@@ -614,6 +616,19 @@ describe('the chart, rendered by Helm', () => {
     expect(await refusal({ ...REQUIRED, redis: { enabled: true, mode: 'sharded' } })).toContain('mode');
   });
 
+  it('sets when a Redis write counts: on a replica too when Redis has replicas, unless redisDurability says otherwise', async () => {
+    const durability = async (values: Record<string, unknown>) =>
+      named(await render({ ...REQUIRED, ...values }), 'ConfigMap', `${PREFIX}-account`)!.data!.REDIS_DURABILITY;
+    const external = { url: 'redis://redis.example.net:6379/0', sentinels: ['sentinel-0.example.net:26379'] };
+    expect(await durability({ redis: { enabled: false }, externalRedis: external })).toBe('replicated');
+    expect(await durability({ redis: { enabled: false }, externalRedis: { url: external.url } })).toBe('acknowledged');
+    expect(await durability({ redis: { enabled: true, mode: 'replicated' }, redisDurability: 'acknowledged' })).toBe(
+      'acknowledged',
+    );
+    expect(await durability({ redis: { enabled: true }, redisDurability: 'replicated' })).toBe('replicated');
+    expect(await refusal({ ...REQUIRED, redisDurability: 'always' })).toContain('redisDurability');
+  });
+
   it('follows a renamed bundled Redis and IPFS in URLs and Secret references', async () => {
     const objects = await render({
       ...REQUIRED,
@@ -625,6 +640,8 @@ describe('the chart, rendered by Helm', () => {
     expect(named(objects, 'ConfigMap', `${PREFIX}-content-publishing`)!.data).toMatchObject({
       REDIS_URL: 'redis://queue-store:6379/0',
       IPFS_ENDPOINT: 'http://content-node:5001',
+      // One Redis server: a write counts once it has it.
+      REDIS_DURABILITY: 'acknowledged',
     });
     const env = podSpec(named(objects, 'Deployment', `${PREFIX}-account-worker`)!).containers[0]!.env!;
     expect(env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef?.name).toBe('queue-store-generated');

@@ -22,6 +22,8 @@
 {{- $_ := set $data "REDIS_CLUSTER_NODES" (join "," .) -}}
 {{- end -}}
 {{- end -}}
+{{- $replicatedRedis := or (and $root.Values.redis.enabled (eq $root.Values.redis.mode "replicated")) (and (not $root.Values.redis.enabled) $root.Values.externalRedis.sentinels) -}}
+{{- $_ := set $data "REDIS_DURABILITY" ($root.Values.redisDurability | default (ternary "replicated" "acknowledged" (not (empty $replicatedRedis)))) -}}
 {{- if ne $c.service "content-watcher" -}}
 {{- $_ := set $data "PROVIDER_ID" (include "gateway.chain.providerId" $root) -}}
 {{- end -}}
