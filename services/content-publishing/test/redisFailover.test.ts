@@ -1,0 +1,214 @@
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '@frequency-gateway/devstack';
+import type { ApiProcess } from './support/apiProcess.js';
+import { startPipeline, type PipelineStack } from './support/pipeline.js';
+import { call } from './support/stack.js';
+
+// The Redis primary dies (kill -9) in the middle of broadcasts posted at a steady rate, on a primary with two
+// replicas and three Sentinels (REDIS_SENTINELS). Two apis take the posts in turn: one answers 202 only once a
+// replica has the request (REDIS_DURABILITY=replicated), the other once the primary has it. Every component
+// follows the failover without a restart.
+//
+// Before the worker confirmed its own writes too (REDIS_DURABILITY in workers, and the tracker's scan position
+// moved only from where it stood), every durable 202 was finalized but a few webhooks never came: the new primary
+// had a request's end but not the webhook queued after it, and the scan went on past the block.
+//
+// Before the platform's Sentinel connections were fixed (no ioredis failover detector, see redis/connection.ts),
+// one run in five, more under load, left a connection of the worker ended for good: its readiness stayed 503 on
+// "Connection is closed.", or every request accepted after the kill stayed unfinished.
+//
+// Scale: 1,500 broadcasts at 25 a second, not the 5,000 the issue names: on a shared two-core machine the stack
+// alone (devchain, Kubo, six Redis processes, three components) takes minutes to start under load, and 5,000 at
+// a rate the api and the devchain keep up with there would add three more minutes of posting.
+const RATE_PER_SECOND = 25;
+const BROADCASTS = 1_500;
+/** The kill comes after this many posts: a third of the way. */
+const KILL_AFTER = 500;
+const SECRET = 'failover-webhook-secret-0123456789';
+
+let stack: PipelineStack;
+/** An api that answers 202 only once a replica has the request; `stack.api` answers once the primary has it. */
+let durable: ApiProcess;
+let receiver: WebhookReceiver;
+/** The readiness poll runs while this is true; afterAll ends it even when the test failed half-way. */
+let watching = true;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  stack = await startPipeline({
+    redis: 'sentinel',
+    // The worker confirms what each job wrote, and each transaction's record, on a replica before it goes on.
+    workerEnv: {
+      WEBHOOK_BASE_URL: receiver.url,
+      WEBHOOK_SECRET: SECRET,
+      BATCH_MAX_COUNT: '200',
+      REDIS_DURABILITY: 'replicated',
+    },
+  });
+  durable = await stack.startApi({ REDIS_DURABILITY: 'replicated', REDIS_DURABILITY_TIMEOUT_MS: '1000' });
+}, 420_000);
+afterAll(async () => {
+  watching = false;
+  await stack?.stop();
+  await receiver?.stop();
+});
+
+interface Posted {
+  api: 'durable' | 'plain';
+  status: number;
+  referenceId?: string;
+}
+
+test('kill -9 of the primary mid-traffic: every durable 202 finalized and notified once; readiness 503 then back; nothing restarted', async () => {
+  const sentinel = stack.sentinel!;
+  const apis = { durable, plain: stack.api };
+  const components = [durable, stack.api, ...stack.workers];
+  const pids = components.map((component) => component.pid);
+
+  // Readiness of the apis and the worker, every 100 ms, through the whole run.
+  const readiness: { at: number; status: number }[] = [];
+  const watch = (async () => {
+    while (watching) {
+      const statuses = await Promise.all(
+        components.map((component) =>
+          fetch(`${component.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        ),
+      );
+      readiness.push({ at: Date.now(), status: Math.max(...statuses) });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+
+  const posted: Posted[] = [];
+  const sends: Promise<void>[] = [];
+  const oldPrimary = await sentinel.primaryPort();
+  const start = Date.now();
+  let killedAt = 0;
+  for (let index = 0; index < BROADCASTS; index++) {
+    const next = start + (index * 1000) / RATE_PER_SECOND;
+    if (next > Date.now()) await new Promise((resolve) => setTimeout(resolve, next - Date.now()));
+    if (index === KILL_AFTER) {
+      killedAt = Date.now();
+      await sentinel.servers[0]!.kill('SIGKILL');
+    }
+    const api = index % 2 === 0 ? 'durable' : 'plain';
+    sends.push(
+      call(apis[api].url, 'POST', '/v1/content/2/broadcast', {
+        content: { content: `broadcast ${index}`, published: '2026-11-21T10:00:00.000Z' },
+      }).then(
+        (answer) => {
+          posted.push({ api, status: answer.status, referenceId: answer.body?.referenceId as string | undefined });
+        },
+        () => {
+          posted.push({ api, status: 0 });
+        },
+      ),
+    );
+  }
+  await Promise.all(sends);
+  const newPrimary = await waitUntil(
+    async () => {
+      const port = await sentinel.primaryPort();
+      return port !== oldPrimary && port;
+    },
+    60_000,
+    'the Sentinels to name a new primary',
+  );
+  let stillNotReady: string[] = [];
+  await waitUntil(
+    async () => {
+      const answers = await Promise.all(
+        components.map(async (component) => {
+          const response = await fetch(`${component.url}/readyz`);
+          return response.status === 200 ? '' : `${component.url}: ${await response.text()}`;
+        }),
+      );
+      stillNotReady = answers.filter(Boolean);
+      return stillNotReady.length === 0;
+    },
+    60_000,
+    () => `every component ready again; not ready: ${stillNotReady.join(' | ')}`,
+  );
+  watching = false;
+  await watch;
+
+  const acknowledged = (api: Posted['api']) =>
+    posted.filter((post) => post.api === api && post.status === 202).map((post) => post.referenceId as string);
+  const durableIds = acknowledged('durable');
+  const plainIds = acknowledged('plain');
+  // Every acknowledged durable request ends finalized, and its webhook arrives once.
+  const records = await stack.settled(durableIds, 180_000);
+  const webhookCounts = () => {
+    const counts = new Map<string, number>();
+    for (const webhook of receiver.received) {
+      const id = (webhook.body as { referenceId?: string }).referenceId ?? '';
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
+  };
+  await waitUntil(
+    async () => {
+      const counts = webhookCounts();
+      return durableIds.every((id) => (counts.get(id) ?? 0) >= 1);
+    },
+    60_000,
+    'a webhook for every durable 202',
+  );
+
+  // Without durability: what the primary acknowledged and the failover lost (no record, or never finalized).
+  // Each plain request is read until it is final or known lost, for at most a minute after the durable ones.
+  const plainFinal = new Map<string, string>();
+  const plainDeadline = Date.now() + 60_000;
+  while (plainFinal.size < plainIds.length && Date.now() < plainDeadline) {
+    for (const id of plainIds) {
+      if (plainFinal.has(id)) continue;
+      const record = await stack.request(id);
+      if (!record) plainFinal.set(id, 'lost');
+      else if (record.state === 'finalized' || record.state === 'failed') plainFinal.set(id, record.state);
+    }
+    if (plainFinal.size < plainIds.length) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const plainStates = plainIds.map((id) => plainFinal.get(id) ?? 'unfinished');
+  const webhooks = webhookCounts();
+  const notReadyPolls = readiness.filter((poll) => poll.status !== 200 && poll.at >= killedAt);
+  const backReady = readiness.find((poll) => poll.status === 200 && poll.at > (notReadyPolls.at(-1)?.at ?? killedAt));
+  const counts = {
+    posted: posted.length,
+    durable: {
+      acknowledged: durableIds.length,
+      refused503: posted.filter((post) => post.api === 'durable' && post.status === 503).length,
+      finalized: records.filter((record) => record.state === 'finalized').length,
+      finalizedTwice: records.filter((record) => record.history.filter((s) => s.state === 'finalized').length > 1)
+        .length,
+      webhooksTwice: durableIds.filter((id) => (webhooks.get(id) ?? 0) > 1).length,
+    },
+    plain: {
+      acknowledged: plainIds.length,
+      refused503: posted.filter((post) => post.api === 'plain' && post.status === 503).length,
+      finalized: plainStates.filter((state) => state === 'finalized').length,
+      lost: plainStates.filter((state) => state === 'lost').length,
+      neverFinalized: plainStates.filter((state) => state !== 'finalized' && state !== 'lost').length,
+      webhooksTwice: plainIds.filter((id) => (webhooks.get(id) ?? 0) > 1).length,
+    },
+    primary: { before: oldPrimary, after: newPrimary },
+    readiness: {
+      notReadyPolls: notReadyPolls.length,
+      polls: readiness.length,
+      firstNotReadyMs: notReadyPolls.length ? (notReadyPolls[0] as { at: number }).at - killedAt : undefined,
+      backReadyMs: backReady ? backReady.at - killedAt : undefined,
+    },
+  };
+  process.stdout.write(`Redis failover figures: ${JSON.stringify(counts)}\n`);
+
+  expect(counts.durable.acknowledged).toBeGreaterThan(0);
+  expect(counts.durable.finalized).toBe(durableIds.length);
+  expect(counts.durable.finalizedTwice).toBe(0);
+  expect(counts.durable.webhooksTwice).toBe(0);
+  // Readiness went 503 during the failover and came back; no component was restarted.
+  expect(counts.readiness.notReadyPolls).toBeGreaterThan(0);
+  expect(readiness.at(-1)?.status).toBe(200);
+  expect(components.map((component) => component.pid)).toEqual(pids);
+  for (const component of components) expect(() => process.kill(component.pid, 0)).not.toThrow();
+}, 600_000);
