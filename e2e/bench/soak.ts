@@ -60,7 +60,9 @@ const bodyOf = (request: IncomingMessage) =>
 const posted = new Map<string, { at: number; window: number }>();
 const latencies: number[][] = [];
 const counts = { broadcastsAccepted: 0, broadcastsRefused: 0, finalized: 0, failed: 0, unknownWebhooks: 0 };
-const signUps = { posted: 0, refused: 0, succeeded: 0, failed: 0 };
+const signUps = { posted: 0, refused: 0, succeeded: 0, failed: 0, unknown: 0, again: 0, twice: 0 };
+/** Each accepted sign-up's referenceId, and the webhook-ids of the notifications received for it. */
+const signUpWebhooks = new Map<string, Set<string>>();
 let watcherDeliveries = 0;
 let soakStarted = 0;
 
@@ -77,6 +79,14 @@ const receiver = createServer((request, response) => {
       if (path.startsWith('/account')) {
         if (body.status === 'SUCCESS') signUps.succeeded++;
         else signUps.failed++;
+        // A notification sent again carries the same webhook-id (a retry after a lost answer); one with a new id
+        // for the same sign-up would be a second notification.
+        const seen = body.referenceId === undefined ? undefined : signUpWebhooks.get(body.referenceId);
+        const webhookId = String(request.headers['webhook-id'] ?? '');
+        if (!seen) signUps.unknown++;
+        else if (seen.has(webhookId)) signUps.again++;
+        else if (seen.size > 0) signUps.twice++;
+        seen?.add(webhookId);
         return;
       }
       const request_ = body.referenceId === undefined ? undefined : posted.get(body.referenceId);
@@ -230,7 +240,8 @@ try {
     for (let n = 0; performance.now() < soakEnd; n++) {
       const next = performance.now() + SIGNUP_EVERY_MS;
       try {
-        await client.signUp(`soak${n}`);
+        const { referenceId } = await client.signUp(`soak${n}`);
+        if (!signUpWebhooks.has(referenceId)) signUpWebhooks.set(referenceId, new Set());
         signUps.posted++;
       } catch {
         signUps.refused++;
@@ -290,6 +301,10 @@ try {
   line(
     'sign-ups accepted / refused; SUCCESS / other webhooks',
     `${signUps.posted} / ${signUps.refused}; ${signUps.succeeded} / ${signUps.failed}`,
+  );
+  line(
+    'sign-up webhooks: sent again (same webhook-id) / second notice / unknown sign-up',
+    `${signUps.again} / ${signUps.twice} / ${signUps.unknown}`,
   );
   line('content watcher deliveries', String(watcherDeliveries));
   say('');
