@@ -88,6 +88,9 @@ export class WebhookDelivery {
       (job, { log }) => this.attempt(job, log),
       {
         concurrency: this.settings.concurrency,
+        // A delivery writes nothing to Redis but its job's completion: confirming it on a replica (REDIS_DURABILITY)
+        // could only fail a delivery that succeeded, and send it again.
+        confirmWrites: false,
         // The attempt that failed planned the next one (its backoff, or the receiver's Retry-After).
         settings: {
           backoffStrategy: (attemptsMade, _type, error) =>

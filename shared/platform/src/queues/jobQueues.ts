@@ -54,6 +54,12 @@ export interface WorkerOptions<T = unknown, R = unknown> {
   lastAttemptFailed?: (job: Job<T, R>, error: unknown) => Promise<void>;
   /** BullMQ worker settings, e.g. a custom `backoffStrategy` for jobs with `backoff: {type: <custom>}`. */
   settings?: AdvancedOptions;
+  /**
+   * With durability: whether a job's writes are confirmed on a replica before it completes (the default). Off for
+   * jobs whose work leaves the process and writes nothing of its own (a webhook delivery): a failed confirmation
+   * would only do that work again.
+   */
+  confirmWrites?: boolean;
 }
 
 /**
@@ -220,7 +226,7 @@ export class JobQueues {
       this.durations.observe({ queue: name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     };
     try {
-      const mark = this.replicatedWrites?.mark();
+      const mark = options.confirmWrites === false ? undefined : this.replicatedWrites?.mark();
       const result = await processor(job, { log, token });
       if (mark !== undefined) await this.replicatedWrites!.confirm(mark);
       observe('completed');
