@@ -49,6 +49,8 @@ export interface TrackerOptions {
    * it, and its job, tried again, would submit its messages twice).
    */
   replicatedWrites?: Pick<ReplicatedWrites, 'mark' | 'confirm'>;
+  /** With `replicatedWrites`: how long a record is written and confirmed again before `record` gives up (30 s). */
+  confirmForMs?: number;
 }
 
 interface PendingRecord {
@@ -148,6 +150,11 @@ export class TransactionTracker {
   /**
    * Records a signed transaction and the jobs it carries; call before submitting it. `also` adds the caller's
    * own writes to the same MULTI, so the caller's bookkeeping and the record exist together or not at all.
+   *
+   * With `replicatedWrites` the record is confirmed on a replica before this resolves. A record that cannot be
+   * confirmed (no replica answered, or the connection was lost: a failover may have taken it) is written again
+   * and confirmed again, for up to `confirmForMs`: the transaction is signed and its nonce taken, and giving up
+   * leaves a gap in the provider's nonces that holds back its later transactions until the gap is refilled.
    */
   async record(
     transaction: SignedTransaction,
@@ -163,14 +170,29 @@ export class TransactionTracker {
       // replica scans the block.
       ...(trace ? { trace, recordedAt: Date.now() } : {}),
     };
-    const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
-    if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
-    also?.(multi);
-    const mark = this.options.replicatedWrites?.mark();
-    const results = await multi.exec();
-    const failed = results?.find(([error]) => error);
-    if (failed) throw failed[0];
-    if (mark !== undefined) await this.options.replicatedWrites!.confirm(mark);
+    const write = async () => {
+      // Every write here is idempotent (a field set if absent, set members, the caller's states): writing it
+      // again after a lost confirmation changes nothing that stayed.
+      const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
+      if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
+      also?.(multi);
+      const results = await multi.exec();
+      const failed = results?.find(([error]) => error);
+      if (failed) throw failed[0];
+    };
+    const replicated = this.options.replicatedWrites;
+    if (!replicated) return write();
+    const giveUpAt = Date.now() + (this.options.confirmForMs ?? 30_000);
+    for (;;) {
+      const mark = replicated.mark();
+      await write();
+      try {
+        return await replicated.confirm(mark);
+      } catch (error) {
+        if (Date.now() >= giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   }
 
   /**
