@@ -201,6 +201,18 @@ test('kill -9 of the primary mid-sign-ups: every durable sign-up finalized, noti
       failures: failuresOf(plainFinal.values()),
       webhooksTwice: plainSignUps.filter(({ referenceId }) => webhooksOf(referenceId!).length > 1).length,
     },
+    // A request notified more than once (the plain api's are counted, not checked): each delivery's webhook-id and status.
+    notifiedTwice: posted
+      .filter(({ referenceId }) => referenceId && webhooksOf(referenceId).length > 1)
+      .slice(0, 3)
+      .map(({ api, referenceId }) => ({
+        api,
+        referenceId,
+        deliveries: webhooksOf(referenceId!).map((webhook) => ({
+          id: webhook.headers['webhook-id'],
+          status: (webhook.body as { status?: string }).status,
+        })),
+      })),
     primary,
     readiness: readiness.figuresSince(killedAt),
   };
