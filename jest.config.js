@@ -26,6 +26,7 @@ const SLOW_SUITES = [
   'services/content-publishing/test/uploadProcess.test.ts',
   'e2e/test/faults.test.ts',
   'services/content-publishing/test/redisFailover.test.ts',
+  'services/account/test/redisFailover.test.ts',
 ];
 const escaped = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

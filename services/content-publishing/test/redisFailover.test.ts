@@ -1,4 +1,9 @@
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '@frequency-gateway/devstack';
+import {
+  killPrimaryUnderLoad,
+  startWebhookReceiver,
+  waitUntil,
+  type WebhookReceiver,
+} from '@frequency-gateway/devstack';
 import type { ApiProcess } from './support/apiProcess.js';
 import { startPipeline, type PipelineStack } from './support/pipeline.js';
 import { call } from './support/stack.js';
@@ -29,8 +34,6 @@ let stack: PipelineStack;
 /** An api that answers 202 only once a replica has the request; `stack.api` answers once the primary has it. */
 let durable: ApiProcess;
 let receiver: WebhookReceiver;
-/** The readiness poll runs while this is true; afterAll ends it even when the test failed half-way. */
-let watching = true;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -47,7 +50,6 @@ beforeAll(async () => {
   durable = await stack.startApi({ REDIS_DURABILITY: 'replicated', REDIS_DURABILITY_TIMEOUT_MS: '1000' });
 }, 420_000);
 afterAll(async () => {
-  watching = false;
   await stack?.stop();
   await receiver?.stop();
 });
@@ -59,80 +61,32 @@ interface Posted {
 }
 
 test('kill -9 of the primary mid-traffic: every durable 202 finalized and notified once; readiness 503 then back; nothing restarted', async () => {
-  const sentinel = stack.sentinel!;
   const apis = { durable, plain: stack.api };
   const components = [durable, stack.api, ...stack.workers];
   const pids = components.map((component) => component.pid);
 
-  // Readiness of the apis and the worker, every 100 ms, through the whole run.
-  const readiness: { at: number; status: number }[] = [];
-  const watch = (async () => {
-    while (watching) {
-      const statuses = await Promise.all(
-        components.map((component) =>
-          fetch(`${component.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
-            (response) => response.status,
-            () => 0,
-          ),
-        ),
-      );
-      readiness.push({ at: Date.now(), status: Math.max(...statuses) });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-
-  const posted: Posted[] = [];
-  const sends: Promise<void>[] = [];
-  const oldPrimary = await sentinel.primaryPort();
-  const start = Date.now();
-  let killedAt = 0;
-  for (let index = 0; index < BROADCASTS; index++) {
-    const next = start + (index * 1000) / RATE_PER_SECOND;
-    if (next > Date.now()) await new Promise((resolve) => setTimeout(resolve, next - Date.now()));
-    if (index === KILL_AFTER) {
-      killedAt = Date.now();
-      await sentinel.servers[0]!.kill('SIGKILL');
-    }
-    const api = index % 2 === 0 ? 'durable' : 'plain';
-    sends.push(
-      call(apis[api].url, 'POST', '/v1/content/2/broadcast', {
+  // Readiness of the apis and the worker is polled through the whole run.
+  const {
+    answers: posted,
+    killedAt,
+    primary,
+    readiness,
+  } = await killPrimaryUnderLoad<Posted>({
+    group: stack.sentinel!,
+    componentUrls: components.map((component) => component.url),
+    count: BROADCASTS,
+    ratePerSecond: RATE_PER_SECOND,
+    killAfter: KILL_AFTER,
+    send: (index) => {
+      const api = index % 2 === 0 ? 'durable' : 'plain';
+      return call(apis[api].url, 'POST', '/v1/content/2/broadcast', {
         content: { content: `broadcast ${index}`, published: '2026-11-21T10:00:00.000Z' },
       }).then(
-        (answer) => {
-          posted.push({ api, status: answer.status, referenceId: answer.body?.referenceId as string | undefined });
-        },
-        () => {
-          posted.push({ api, status: 0 });
-        },
-      ),
-    );
-  }
-  await Promise.all(sends);
-  const newPrimary = await waitUntil(
-    async () => {
-      const port = await sentinel.primaryPort();
-      return port !== oldPrimary && port;
-    },
-    60_000,
-    'the Sentinels to name a new primary',
-  );
-  let stillNotReady: string[] = [];
-  await waitUntil(
-    async () => {
-      const answers = await Promise.all(
-        components.map(async (component) => {
-          const response = await fetch(`${component.url}/readyz`);
-          return response.status === 200 ? '' : `${component.url}: ${await response.text()}`;
-        }),
+        (answer) => ({ api, status: answer.status, referenceId: answer.body?.referenceId as string | undefined }),
+        () => ({ api, status: 0 }),
       );
-      stillNotReady = answers.filter(Boolean);
-      return stillNotReady.length === 0;
     },
-    60_000,
-    () => `every component ready again; not ready: ${stillNotReady.join(' | ')}`,
-  );
-  watching = false;
-  await watch;
+  });
 
   const acknowledged = (api: Posted['api']) =>
     posted.filter((post) => post.api === api && post.status === 202).map((post) => post.referenceId as string);
@@ -176,8 +130,6 @@ test('kill -9 of the primary mid-traffic: every durable 202 finalized and notifi
   }
   const plainStates = plainIds.map((id) => plainFinal.get(id) ?? 'unfinished');
   const webhooks = webhookCounts();
-  const notReadyPolls = readiness.filter((poll) => poll.status !== 200 && poll.at >= killedAt);
-  const backReady = readiness.find((poll) => poll.status === 200 && poll.at > (notReadyPolls.at(-1)?.at ?? killedAt));
   const counts = {
     posted: posted.length,
     durable: {
@@ -198,13 +150,8 @@ test('kill -9 of the primary mid-traffic: every durable 202 finalized and notifi
       notifiedTwice: plainIds.filter((id) => webhooks.notices(id) > 1).length,
       sentAgainSameId: plainIds.filter((id) => (webhooks.deliveries.get(id) ?? 0) > webhooks.notices(id)).length,
     },
-    primary: { before: oldPrimary, after: newPrimary },
-    readiness: {
-      notReadyPolls: notReadyPolls.length,
-      polls: readiness.length,
-      firstNotReadyMs: notReadyPolls.length ? (notReadyPolls[0] as { at: number }).at - killedAt : undefined,
-      backReadyMs: backReady ? backReady.at - killedAt : undefined,
-    },
+    primary,
+    readiness: readiness.figuresSince(killedAt),
   };
   process.stdout.write(`Redis failover figures: ${JSON.stringify(counts)}\n`);
 
@@ -213,8 +160,8 @@ test('kill -9 of the primary mid-traffic: every durable 202 finalized and notifi
   expect(counts.durable.finalizedTwice).toBe(0);
   expect(counts.durable.notifiedTwice).toBe(0);
   // Readiness went 503 during the failover and came back; no component was restarted.
-  expect(counts.readiness.notReadyPolls).toBeGreaterThan(0);
-  expect(readiness.at(-1)?.status).toBe(200);
+  expect(counts.readiness.unavailablePolls).toBeGreaterThan(0);
+  expect(readiness.polls.at(-1)?.status).toBe(200);
   expect(components.map((component) => component.pid)).toEqual(pids);
   for (const component of components) expect(() => process.kill(component.pid, 0)).not.toThrow();
 }, 600_000);

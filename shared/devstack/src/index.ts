@@ -8,3 +8,5 @@ export * from './jsonCall.js';
 export * from './otlpReceiver.js';
 export * from './redisCluster.js';
 export * from './redisSentinel.js';
+export * from './redisBacking.js';
+export * from './failoverDrill.js';

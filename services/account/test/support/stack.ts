@@ -9,12 +9,13 @@ import { Cluster, Redis } from 'ioredis';
 import { ACCOUNT_QUEUES } from '../../src/index.js';
 import {
   spawnServer,
-  startRedisCluster,
-  startRedisServer,
+  startRedisBacking,
   startWebhookReceiver,
   waitUntil,
   type LocalRedis,
   type LocalRedisCluster,
+  type LocalRedisSentinelGroup,
+  type RedisBackingMode,
   type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
@@ -35,11 +36,16 @@ export const KEYSPACE = redisKeyspace(PREFIX);
 /** The account service as deployed: api and worker processes, the devchain, Redis and the application's webhook receiver. */
 export interface AccountStack {
   devchain: DevchainProcess;
-  /** The redis-server (with `redis: 'cluster'`, the cluster's first node). */
+  /** The redis-server (with `redis: 'cluster'`, the cluster's first node; with `redis: 'sentinel'`, the first primary). */
   redis: LocalRedis;
   /** With `redis: 'cluster'`, the cluster. */
   cluster: LocalRedisCluster | undefined;
-  /** A client of it (a cluster client on a cluster), for reading what the components keep. */
+  /** With `redis: 'sentinel'`, the primary, its replicas and their Sentinels. */
+  sentinel: LocalRedisSentinelGroup | undefined;
+  /**
+   * A client of it (a cluster client on a cluster; through the Sentinels, so on the current primary, with
+   * `redis: 'sentinel'`), for reading what the components keep.
+   */
   admin: Redis | Cluster;
   receiver: WebhookReceiver;
   api: ServerProcess;
@@ -75,8 +81,11 @@ export interface StackOptions {
   workerEnv?: Record<string, string> | ((receiver: WebhookReceiver) => Record<string, string>);
   /** Collects the log lines (stdout) of every worker. */
   workerLogs?: string[];
-  /** A single redis-server (the default), or a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES. */
-  redis?: 'single' | 'cluster';
+  /**
+   * A single redis-server (the default), a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES,
+   * or a primary with 2 replicas and 3 Sentinels they reach by REDIS_SENTINELS.
+   */
+  redis?: RedisBackingMode;
 }
 
 export async function startAccountStack(options: StackOptions = {}): Promise<AccountStack> {
@@ -86,14 +95,12 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       blockTimeMs: options.blockTimeMs ?? 1_000,
       finalityLag: options.finalityLag ?? 2,
     }),
-    options.redis === 'cluster' ? startRedisCluster() : startRedisServer({ appendOnly: 'everysec' }),
+    startRedisBacking(options.redis, { appendOnly: 'everysec' }),
     startWebhookReceiver(),
   ]);
-  const cluster = 'seeds' in backing ? backing : undefined;
-  const redis = cluster ? (cluster.nodes[0] as LocalRedis) : (backing as LocalRedis);
+  const { redis, cluster, sentinel } = backing;
   const common = {
-    REDIS_URL: redis.url,
-    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}),
+    ...backing.env,
     FREQUENCY_API_WS_URL: devchain.url,
     PROVIDER_ID: '1',
     CACHE_KEY_PREFIX: PREFIX,
@@ -168,17 +175,35 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
 
+  // Through the Sentinels, the admin client and the queues follow a failover to the new primary.
+  const viaSentinels = sentinel && {
+    sentinels: sentinel.sentinels.map((one) => ({ host: '127.0.0.1', port: one.port })),
+    name: sentinel.name,
+  };
   const admin = cluster
     ? new Cluster(cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })))
-    : new Redis(redis.url);
+    : viaSentinels
+      ? new Redis(viaSentinels)
+      : new Redis(redis.url);
   const queues = Object.values(ACCOUNT_QUEUES).map(
-    (name) => new Queue(name, { connection: cluster ? admin : { url: redis.url }, prefix: `${KEYSPACE}:bull` }),
+    (name) =>
+      new Queue(name, {
+        connection: cluster ? admin : (viaSentinels ?? { url: redis.url }),
+        prefix: `${KEYSPACE}:bull`,
+      }),
   );
+  // Through a failover, the Sentinels name no reachable primary for a moment: the test's own clients retry, and
+  // what they read afterwards is what the tests check. Their errors meanwhile would be unhandled error events.
+  if (viaSentinels) {
+    admin.on('error', () => undefined);
+    for (const queue of queues) queue.on('error', () => undefined);
+  }
 
   return {
     devchain,
     redis,
     cluster,
+    sentinel,
     admin,
     receiver,
     api,
@@ -235,7 +260,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all([api, ...extraApis].map((server) => server.stop()));
       await chain.close();
-      await Promise.all([devchain.stop(), (cluster ?? redis).stop(), receiver.stop()]);
+      await Promise.all([devchain.stop(), backing.stop(), receiver.stop()]);
     },
   };
 }

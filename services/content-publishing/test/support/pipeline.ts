@@ -5,14 +5,13 @@ import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
 import {
   startKubo,
-  startRedisCluster,
-  startRedisSentinelGroup,
-  startRedisServer,
+  startRedisBacking,
   waitUntil,
   type LocalKubo,
   type LocalRedis,
   type LocalRedisCluster,
   type LocalRedisSentinelGroup,
+  type RedisBackingMode,
 } from '@frequency-gateway/devstack';
 
 export { waitUntil } from '@frequency-gateway/devstack';
@@ -75,7 +74,7 @@ export interface PipelineOptions {
    * A single redis-server (the default), a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES,
    * or a primary with 2 replicas and 3 Sentinels they reach by REDIS_SENTINELS.
    */
-  redis?: 'single' | 'cluster' | 'sentinel';
+  redis?: RedisBackingMode;
 }
 
 export async function startPipeline(options: PipelineOptions = {}): Promise<PipelineStack> {
@@ -89,24 +88,12 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
       finalityLag: options.finalityLag ?? 2,
       genesisFile,
     }),
-    options.redis === 'cluster'
-      ? startRedisCluster()
-      : options.redis === 'sentinel'
-        ? startRedisSentinelGroup()
-        : startRedisServer({ appendOnly: 'everysec' }),
+    startRedisBacking(options.redis, { appendOnly: 'everysec' }),
     startKubo(),
   ]);
-  const cluster = 'seeds' in backing ? backing : undefined;
-  const sentinel = 'sentinelNodes' in backing ? backing : undefined;
-  const redis = cluster
-    ? (cluster.nodes[0] as LocalRedis)
-    : sentinel
-      ? (sentinel.servers[0] as LocalRedis)
-      : (backing as LocalRedis);
+  const { redis, cluster, sentinel } = backing;
   const common = {
-    REDIS_URL: redis.url,
-    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}),
-    ...(sentinel ? { REDIS_SENTINELS: sentinel.sentinelNodes, REDIS_SENTINEL_NAME: sentinel.name } : {}),
+    ...backing.env,
     FREQUENCY_API_WS_URL: devchain.url,
     PROVIDER_ID: '1',
     IPFS_ENDPOINT: kubo.apiUrl,
@@ -180,7 +167,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
       await Promise.all(workers.map((worker) => worker.stop()));
       await Promise.all([api, ...apis].map((one) => one.stop()));
       await chain.close();
-      await Promise.all([devchain.stop(), (cluster ?? sentinel ?? redis).stop(), kubo.stop()]);
+      await Promise.all([devchain.stop(), backing.stop(), kubo.stop()]);
       rmSync(folder, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,165 @@
+import { waitUntil } from './processes.js';
+import type { LocalRedisSentinelGroup } from './redisSentinel.js';
+
+// What the Redis failover tests of the services share: requests posted at a steady rate with something done at a
+// given one (the kill), the readiness of every component polled through the run, and the wait for all of them
+// to be ready again. Each service's test brings its own requests and its own checks of what they became.
+
+/**
+ * Calls `send(index)` for index 0 … count-1, the n-th at `n / ratePerSecond` seconds from the start, without
+ * waiting for one answer before the next is sent. `before(index)`, when given, is awaited before each send (the
+ * kill of a primary at a chosen index). Resolves with every answer, in index order, once all have come.
+ */
+export async function atSteadyRate<T>(
+  count: number,
+  ratePerSecond: number,
+  send: (index: number) => Promise<T>,
+  before?: (index: number) => Promise<void>,
+): Promise<T[]> {
+  const start = Date.now();
+  const sends: Promise<T>[] = [];
+  for (let index = 0; index < count; index++) {
+    const next = start + (index * 1000) / ratePerSecond;
+    if (next > Date.now()) await new Promise((resolve) => setTimeout(resolve, next - Date.now()));
+    await before?.(index);
+    sends.push(send(index));
+  }
+  return Promise.all(sends);
+}
+
+export interface ReadinessPoll {
+  at: number;
+  /** Each component's answer, in the order of the urls; 0 for none within 2 s. */
+  statuses: number[];
+  /** The worst of them: 200 only when every component answered 200; 0 when one did not answer. */
+  status: number;
+}
+
+/** What the polls after an instant (the kill) show. */
+export interface ReadinessFigures {
+  /** Polls after the instant in which some component was not ready (503, or no answer). */
+  notReadyPolls: number;
+  /** Of those, the polls in which some component answered 503: it knew it was not ready. */
+  unavailablePolls: number;
+  polls: number;
+  /** From the instant to the first poll not ready. */
+  firstNotReadyMs: number | undefined;
+  /** From the instant to the first poll with every component ready after the last one not ready. */
+  backReadyMs: number | undefined;
+}
+
+export interface ReadinessWatch {
+  polls: ReadinessPoll[];
+  /** Ends the polling (afterAll calls it too, when a test failed half-way). */
+  stop(): Promise<void>;
+  figuresSince(at: number): ReadinessFigures;
+}
+
+/** Polls GET {url}/readyz of every component every `everyMs` until stopped. */
+export function watchReadiness(urls: string[], everyMs = 100): ReadinessWatch {
+  const polls: ReadinessPoll[] = [];
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      const statuses = await Promise.all(
+        urls.map((url) =>
+          fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        ),
+      );
+      // A component that did not answer (0) counts as the worst.
+      polls.push({ at: Date.now(), statuses, status: statuses.includes(0) ? 0 : Math.max(...statuses) });
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    polls,
+    stop: async () => {
+      watching = false;
+      await loop;
+    },
+    figuresSince: (at) => {
+      const notReady = polls.filter((poll) => poll.status !== 200 && poll.at >= at);
+      const backReady = polls.find((poll) => poll.status === 200 && poll.at > (notReady.at(-1)?.at ?? at));
+      return {
+        notReadyPolls: notReady.length,
+        unavailablePolls: notReady.filter((poll) => poll.statuses.includes(503)).length,
+        polls: polls.length,
+        firstNotReadyMs: notReady.length ? (notReady[0] as ReadinessPoll).at - at : undefined,
+        backReadyMs: backReady ? backReady.at - at : undefined,
+      };
+    },
+  };
+}
+
+/** Waits until GET {url}/readyz answers 200 for every url; on timeout, names those that did not and why. */
+export async function waitAllReady(urls: string[], timeoutMs: number): Promise<void> {
+  let notReady: string[] = [];
+  await waitUntil(
+    async () => {
+      const answers = await Promise.all(
+        urls.map(async (url) => {
+          const response = await fetch(`${url}/readyz`);
+          return response.status === 200 ? '' : `${url}: ${await response.text()}`;
+        }),
+      );
+      notReady = answers.filter(Boolean);
+      return notReady.length === 0;
+    },
+    timeoutMs,
+    () => `every component ready again; not ready: ${notReady.join(' | ')}`,
+  );
+}
+
+export interface PrimaryKilledUnderLoad<T> {
+  /** The answers of the requests, in the order they were sent. */
+  answers: T[];
+  /** When the primary was killed. */
+  killedAt: number;
+  /** The primary's port before the kill and the one the Sentinels named after it. */
+  primary: { before: number; after: number };
+  /** The readiness polls of the whole run, stopped once every component was ready again. */
+  readiness: ReadinessWatch;
+}
+
+/**
+ * The Redis failover drill: `count` requests sent at `ratePerSecond` (`send(index)`), the Sentinel group's
+ * primary killed with -9 before the `killAfter`-th, the readiness of every component polled through the run.
+ * Resolves once every answer came, the Sentinels named a new primary and every component is ready again.
+ */
+export async function killPrimaryUnderLoad<T>(options: {
+  group: LocalRedisSentinelGroup;
+  componentUrls: string[];
+  count: number;
+  ratePerSecond: number;
+  killAfter: number;
+  send: (index: number) => Promise<T>;
+}): Promise<PrimaryKilledUnderLoad<T>> {
+  const { group } = options;
+  const readiness = watchReadiness(options.componentUrls);
+  try {
+    const before = await group.primaryPort();
+    let killedAt = 0;
+    const answers = await atSteadyRate(options.count, options.ratePerSecond, options.send, async (index) => {
+      if (index !== options.killAfter) return;
+      killedAt = Date.now();
+      const primary = group.servers.find((server) => server.port === before);
+      if (!primary) throw new Error(`no server of the group listens on the primary's port ${before}`);
+      await primary.kill('SIGKILL');
+    });
+    const after = await waitUntil(
+      async () => {
+        const port = await group.primaryPort();
+        return port !== before && port;
+      },
+      60_000,
+      'the Sentinels to name a new primary',
+    );
+    await waitAllReady(options.componentUrls, 60_000);
+    return { answers, killedAt, primary: { before, after }, readiness };
+  } finally {
+    await readiness.stop();
+  }
+}
