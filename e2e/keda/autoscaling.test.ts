@@ -29,12 +29,18 @@ const WORKER = `${FULLNAME}-content-publishing-worker`;
 /** The ScaledObject the chart makes for the worker, and the HPA KEDA makes for it. */
 const SCALED_OBJECT = WORKER;
 const KEDA_HPA = `keda-hpa-${SCALED_OBJECT}`;
-const BROADCASTS = 400;
+const BROADCASTS = 2000;
 const MIN_REPLICAS = 1;
 const MAX_REPLICAS = 3;
 /** Small, so that a backlog of a few dozen asks for every replica, and the drain keeps asking while it lasts. */
 const BACKLOG_PER_REPLICA = 5;
 const POLLING_SECONDS = 5;
+/**
+ * The worker's CPU limit. A broadcast costs its worker about a millisecond of CPU, so an unlimited worker drained
+ * 400 of them before Prometheus' next scrape and KEDA never saw a backlog; at a tenth of a core one worker drains a
+ * few dozen a second, and the backlog lasts long enough for the HPA's 15 s sync to act on it.
+ */
+const WORKER_CPU_LIMIT = '100m';
 
 const line = (name: string, value: string) => process.stdout.write(`cluster keda ${name.padEnd(58)} ${value}\n`);
 
@@ -56,6 +62,7 @@ interface HorizontalPodAutoscaler {
 
 interface ScaledObject {
   metadata: { annotations?: Record<string, string> };
+  spec: { triggers: { type: string; metadata: Record<string, string> }[] };
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
@@ -92,6 +99,27 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
     return items[0] ? quantity(items[0].value) : undefined;
   };
 
+  /**
+   * When the backlog first showed in what KEDA reads: the first moment (to the second) between two others at which
+   * Prometheus' answer to the ScaledObject's own query was above 0, i.e. the scrape that first saw it. The suite's
+   * own reads of the external metric come once a second and may see it later than the HPA did.
+   */
+  const backlogFirstSeenByPrometheus = async (from: number, to: number): Promise<number | undefined> => {
+    const query = (await scaledObject()).spec.triggers[0]?.metadata.query;
+    if (!query) throw new Error(`ScaledObject ${SCALED_OBJECT} has no query`);
+    const range = new URLSearchParams({
+      query,
+      start: String(from / 1000),
+      end: String(Math.ceil(to / 1000)),
+      step: '1',
+    });
+    const answer = await kube.get<{ data: { result: { values: [number, string][] }[] } }>(
+      `/api/v1/namespaces/${MONITORING_NAMESPACE}/services/prometheus-operated:9090/proxy/api/v1/query_range?${range}`,
+    );
+    const first = answer.data.result[0]?.values.find(([, value]) => Number(value) > 0);
+    return first ? first[0] * 1000 : undefined;
+  };
+
   beforeAll(async () => {
     checkPrerequisites();
     await clusterUp();
@@ -115,6 +143,7 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
         // One request at a time per worker: the backlog lasts long enough to be seen and scaled for.
         config: { REQUEST_CONCURRENCY: '1' },
         worker: {
+          resources: { requests: { cpu: '50m', memory: '256Mi' }, limits: { cpu: WORKER_CPU_LIMIT, memory: '768Mi' } },
           keda: {
             enabled: true,
             prometheusServerAddress: `http://prometheus-operated.${MONITORING_NAMESPACE}.svc.cluster.local:9090`,
@@ -191,7 +220,7 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
       );
       const run = randomBytes(4).toString('hex');
       const posted = Date.now();
-      const answers = await eachLimited([...Array(BROADCASTS).keys()], 16, (index) =>
+      const answers = await eachLimited([...Array(BROADCASTS).keys()], 32, (index) =>
         call(api, 'POST', '/v1/content/1/broadcast', {
           content: { content: `keda suite ${run} #${index}`, published: new Date().toISOString() },
         }),
@@ -200,7 +229,6 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
       line(`${BROADCASTS} broadcasts posted (s)`, ((Date.now() - posted) / 1000).toFixed(1));
 
       const resumed = Date.now();
-      const since = () => ((Date.now() - resumed) / 1000).toFixed(1);
       await kubectl([
         '-n',
         release.namespace,
@@ -208,44 +236,54 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
         `scaledobject/${SCALED_OBJECT}`,
         'autoscaling.keda.sh/paused-replicas-',
       ]);
-      // Seen in the order they happen: the worker back, the backlog in KEDA's metric, the HPA at its maximum.
-      let firstWorkerAt = '';
-      let backlogSeenAt = '';
+      // Seen in the order they happen: the first worker Ready (its relay moves the intake into the queues, and
+      // the backlog shows in what KEDA reads), the HPA's first step above the minimum, the HPA at its maximum. The
+      // suite waits until it has read the backlog through the external metrics API itself, not only seen the HPA
+      // act on it. The first worker may still be starting when the HPA has scaled it (a tenth of a core each).
+      let firstWorkerAt = 0;
+      const workerReady = (current: Deployment) => {
+        if (!firstWorkerAt && (current.status.readyReplicas ?? 0) >= 1) firstWorkerAt = Date.now();
+      };
+      let firstScaleUpAt = 0;
+      let scaledUpAt = 0;
       let peakBacklog = 0;
-      let scaledUpAt = '';
       let seen = '';
       await waitUntil(
         async () => {
           const [current, backlog] = await Promise.all([deployment(), externalBacklog()]);
+          const now = Date.now();
           seen = `replicas ${current.spec.replicas}, ready ${current.status.readyReplicas ?? 0}, backlog ${backlog}`;
-          if (!firstWorkerAt && (current.status.readyReplicas ?? 0) >= 1) firstWorkerAt = since();
-          if (backlog !== undefined && backlog > 0) {
-            backlogSeenAt ||= since();
-            peakBacklog = Math.max(peakBacklog, backlog);
-          }
-          if (current.spec.replicas === MAX_REPLICAS) scaledUpAt = since();
-          return scaledUpAt !== '';
+          workerReady(current);
+          peakBacklog = Math.max(peakBacklog, backlog ?? 0);
+          if (!firstScaleUpAt && (current.spec.replicas ?? 0) > MIN_REPLICAS) firstScaleUpAt = now;
+          if (!scaledUpAt && current.spec.replicas === MAX_REPLICAS) scaledUpAt = now;
+          return scaledUpAt !== 0 && peakBacklog > BACKLOG_PER_REPLICA * MIN_REPLICAS;
         },
         5 * 60_000,
-        () => `the worker scaled to ${MAX_REPLICAS}: ${seen}`,
+        () =>
+          `the worker scaled to ${MAX_REPLICAS} and a backlog above ${BACKLOG_PER_REPLICA * MIN_REPLICAS} read: ${seen}`,
         1_000,
       );
-      const scaledUp = await hpa();
-      expect(scaledUp.status.desiredReplicas).toBe(MAX_REPLICAS);
-      line('resumed -> first worker Ready (s)', firstWorkerAt || 'n/a');
-      line('resumed -> backlog in the external metric (s)', backlogSeenAt || 'n/a');
-      line(`resumed -> worker scaled to ${MAX_REPLICAS} (s)`, scaledUpAt);
-      line('largest backlog KEDA served', String(peakBacklog));
-      expect(peakBacklog).toBeGreaterThan(BACKLOG_PER_REPLICA * MIN_REPLICAS);
+      expect((await hpa()).status.desiredReplicas).toBe(MAX_REPLICAS);
+      const backlogVisibleAt = await backlogFirstSeenByPrometheus(resumed, scaledUpAt);
+      if (backlogVisibleAt === undefined) throw new Error('Prometheus had no backlog before the worker was scaled up');
+      line('resumed -> backlog visible (first scrape with it) (s)', seconds(resumed, backlogVisibleAt));
+      line(`backlog visible -> first scale-up above ${MIN_REPLICAS} (s)`, seconds(backlogVisibleAt, firstScaleUpAt));
+      line(`backlog visible -> worker at its maximum, ${MAX_REPLICAS} (s)`, seconds(backlogVisibleAt, scaledUpAt));
+      line('largest backlog read through the external metrics API', String(peakBacklog));
 
       await waitUntil(
-        async () => (await externalBacklog()) === 0,
+        async () => {
+          workerReady(await deployment());
+          return (await externalBacklog()) === 0;
+        },
         10 * 60_000,
         'the backlog drained (external metric 0)',
         1_000,
       );
       const drainedAt = Date.now();
-      line('resumed -> backlog drained (s)', since());
+      line('resumed -> first worker Ready (s)', seconds(resumed, firstWorkerAt));
+      line('backlog visible -> backlog drained (external metric 0) (s)', seconds(backlogVisibleAt, drainedAt));
       // The HPA's scale-down stabilisation window (300 s by default) before it lowers the worker.
       let autoscalerStatus: HorizontalPodAutoscaler['status'] | undefined;
       await waitUntil(
@@ -257,13 +295,17 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
         () => `the worker back to ${MIN_REPLICAS}: HPA ${JSON.stringify(autoscalerStatus)}`,
         1_000,
       );
-      line('backlog drained -> worker back to minimum (s)', ((Date.now() - drainedAt) / 1000).toFixed(1));
-      line(`resumed -> worker back to ${MIN_REPLICAS} (s)`, since());
+      line(`backlog drained -> worker back to its minimum, ${MIN_REPLICAS} (s)`, seconds(drainedAt, Date.now()));
       expect((await hpa()).status.desiredReplicas).toBe(MIN_REPLICAS);
     },
     30 * 60_000,
   );
 });
+
+/** Seconds from one moment to a later one, or n/a when the later one was never seen. */
+function seconds(from: number, to: number): string {
+  return to ? ((to - from) / 1000).toFixed(1) : 'n/a';
+}
 
 /** A Kubernetes quantity as KEDA writes a metric value: plain, or in thousandths (`1500m`). */
 function quantity(value: string): number {
