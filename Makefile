@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test test-cluster test-skaffold tools lint typecheck unit build docs bench bench-soak image images image-check cluster cluster-down skaffold monitoring clean
+.PHONY: help dev test test-cluster test-skaffold test-keda tools lint typecheck unit build docs bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -66,11 +66,18 @@ test-skaffold: node_modules/.package-lock.json ## tools/skaffold dev in the loca
 	tools/install-skaffold
 	npm test -- --selectProjects skaffold
 
+test-keda: node_modules/.package-lock.json tools ## KEDA scales a worker on its backlog in the local cluster, up and back down (timings printed; root)
+	tools/cluster/autoscaling
+	npm test -- --selectProjects keda
+
 skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `tools/skaffold dev`
 	tools/install-skaffold
 
 monitoring: ## Prometheus and prometheus-operator in the local cluster, scraping the chart's ServiceMonitors (root)
 	tools/cluster/monitoring
+
+keda: ## KEDA (operator and metrics API server, built from its Go module) in the local cluster, for the chart's ScaledObjects (root)
+	tools/cluster/autoscaling
 
 image-check: build ## Without Docker: the image's production layout (npm ci --omit=dev, dist/) starts every component
 	tools/image-smoke

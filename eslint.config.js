@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/test/**/*.ts', 'e2e/cluster/**/*.ts', 'e2e/skaffold/**/*.ts'],
+    files: ['**/test/**/*.ts', 'e2e/cluster/**/*.ts', 'e2e/skaffold/**/*.ts', 'e2e/keda/**/*.ts'],
     languageOptions: { globals: { ...globals.jest } },
   },
   // The layering of README.md "Layout": which package imports which, and where real dependencies are built.

@@ -73,6 +73,7 @@ export default {
         '/dist/',
         '<rootDir>/cluster/',
         '<rootDir>/skaffold/',
+        '<rootDir>/keda/',
         ...SLOW_SUITES.map((suite) => `/${escaped(suite)}$`),
       ],
     }),
@@ -86,6 +87,9 @@ export default {
     // `tools/skaffold dev` in the local cluster, save to serving: `make test-skaffold` (skaffold's cold Go build is
     // long, so CI leaves it to the developers' machines; see README.md "In Kubernetes").
     ...(selectsProject('skaffold') ? [project('skaffold', '<rootDir>/e2e/skaffold')] : []),
+    // KEDA scaling a worker in the local cluster: `make test-keda` (KEDA's cold Go build is long too; same README
+    // section).
+    ...(selectsProject('keda') ? [project('keda', '<rootDir>/e2e/keda')] : []),
   ],
   testTimeout: 30_000,
   // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.

@@ -41,6 +41,12 @@ PROMETHEUS_IMAGE="frequency-gateway.local/prometheus:${PROMETHEUS_VERSION#v}"
 PROMETHEUS_OPERATOR_IMAGE="frequency-gateway.local/prometheus-operator:${PROMETHEUS_OPERATOR_VERSION#v}"
 PROMETHEUS_CONFIG_RELOADER_IMAGE="frequency-gateway.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION#v}"
 
+# KEDA (tools/cluster/autoscaling, built by `tools/cluster/build keda`): its operator and metrics API server, at the
+# version its wrapper module (tools/cluster/keda) requires.
+KEDA_VERSION="$(awk '$1 == "github.com/kedacore/keda/v2" { print $2 }' "$CLUSTER_TOOLS/keda/go.mod")"
+KEDA_OPERATOR_IMAGE="frequency-gateway.local/keda:${KEDA_VERSION#v}"
+KEDA_ADAPTER_IMAGE="frequency-gateway.local/keda-metrics-apiserver:${KEDA_VERSION#v}"
+
 # The host processes `up` starts, in start order; `down` stops them in reverse.
 CLUSTER_PROCESSES=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy provisioner)
 
