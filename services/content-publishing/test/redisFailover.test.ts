@@ -21,13 +21,14 @@ import { call } from './support/stack.js';
 // one run in five, more under load, left a connection of the worker ended for good: its readiness stayed 503 on
 // "Connection is closed.", or every request accepted after the kill stayed unfinished.
 //
-// Scale: 1,500 broadcasts at 25 a second, not the 5,000 the issue names: on a shared two-core machine the stack
-// alone (devchain, Kubo, six Redis processes, three components) takes minutes to start under load, and 5,000 at
-// a rate the api and the devchain keep up with there would add three more minutes of posting.
+// Scale: 1,500 broadcasts at 25 a second by default, not the 5,000 the issue names: on a shared two-core machine
+// the stack alone (devchain, Kubo, six Redis processes, three components) takes minutes to start under load, and
+// 5,000 at a rate the api and the devchain keep up with there adds more than two minutes of posting to every
+// `make test`. FAILOVER_BROADCASTS=5000 runs the issue's scale (the figures of such a run are in the README).
 const RATE_PER_SECOND = 25;
-const BROADCASTS = 1_500;
+const BROADCASTS = Number(process.env.FAILOVER_BROADCASTS ?? 1_500);
 /** The kill comes after this many posts: a third of the way. */
-const KILL_AFTER = 500;
+const KILL_AFTER = Math.round(BROADCASTS / 3);
 const SECRET = 'failover-webhook-secret-0123456789';
 
 let stack: PipelineStack;
@@ -164,4 +165,4 @@ test('kill -9 of the primary mid-traffic: every durable 202 finalized and notifi
   expect(readiness.polls.at(-1)?.status).toBe(200);
   expect(components.map((component) => component.pid)).toEqual(pids);
   for (const component of components) expect(() => process.kill(component.pid, 0)).not.toThrow();
-}, 600_000);
+}, 900_000);
