@@ -1,7 +1,9 @@
 // One jest configuration; each workspace package is a project so that `make test` runs them all
-// and `jest --selectProjects platform` runs one. On two cores jest runs the suites in its own process (in band), one after
-// the other, and the ESM module registries of 100-odd suites outgrow Node's default heap (a run died at suite 86
-// with "heap out of memory"): `npm test` gives it 8 GiB (package.json).
+// and `jest --selectProjects platform` runs one. `make test` runs three suites at a time (--maxWorkers, see the
+// Makefile); plain `npm test` on two cores runs them in jest's own process (in band), one after the other, where
+// the ESM module registries of 100-odd suites outgrow Node's default heap (a run died at suite 86 with "heap out
+// of memory"): `npm test` gives it 8 GiB (package.json). The cluster, skaffold and KEDA suites share one cluster
+// and run in band.
 const swc = [
   '@swc/jest',
   {
