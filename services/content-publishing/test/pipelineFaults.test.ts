@@ -102,8 +102,17 @@ describe('publishing pipeline under faults', () => {
       at: 300,
       during: async () => {
         await stack.redis.kill('SIGTERM');
-        // The fault itself: Redis stays away for a second while the run goes on (not a wait for a result).
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        // Redis stays away until the api and the worker have noticed (their readiness says so), while the run goes on.
+        await waitUntil(
+          async () => {
+            const answers = await Promise.all(
+              [stack.api, ...stack.workers].map((component) => fetch(`${component.url}/readyz`)),
+            );
+            return answers.every((answer) => answer.status === 503);
+          },
+          30_000,
+          'the api and the worker unready without Redis',
+        );
         await stack.redis.restart();
       },
     });

@@ -170,16 +170,16 @@ describe('nonce reservations shared through Redis', () => {
   }, 60_000);
 
   it('refills a nonce that was reserved but never submitted, once the chain stands still behind it', async () => {
-    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', gapTimeoutMs: 200 });
+    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', gapTimeoutMs: 50 });
     await manager.resync();
     const lost = await manager.reserve();
     const next = await manager.reserve();
     expect(next).toBe(lost + 1);
     const waiting = submit(chain.api.tx.system.remark('after the gap'), next);
     await manager.reserve(); // starts the gap watch
-    // The gap timeout (200 ms) is what is under test: it has to pass, and a reserve() to look sooner would hand
+    // The gap timeout (50 ms) is what is under test: it has to pass, and a reserve() to look sooner would hand
     // out another nonce.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await manager.reserve()).toBe(lost);
     await submit(chain.api.tx.system.remark('fills the gap'), lost);
     await expect(waiting).resolves.toBe('Finalized');

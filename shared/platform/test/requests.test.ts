@@ -147,7 +147,7 @@ describe('request status', () => {
     const { events } = await readEvents(`${http.url}/v1/requests/r4/events`, async () => {
       // A stream that has been open a moment (its first event written), not one ended as it opens; nothing
       // outside the server tells when the event left.
-      await new Promise((resolve) => setTimeout(resolve, 120));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       shutdown.abort();
     });
     expect(events.map((event) => event.state)).toEqual(['queued']);
