@@ -139,6 +139,42 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
       await plain.stop();
     }
   }, 60_000);
+
+  it('answers 503 when its connection was lost while it waited for the replica: WAIT on the new one proves nothing', async () => {
+    const durable = await startTestComponent(notesApi, {
+      REDIS_URL: primary.url,
+      REDIS_DURABILITY: 'replicated',
+      REDIS_DURABILITY_TIMEOUT_MS: '10000',
+    });
+    const replicaPid = replica.pid()!;
+    try {
+      await waitUntil(async () => durable.runtime.readiness.isReady(), 10_000, 'the api ready');
+      await waitUntil(async () => (await admin.wait(1, 1000)) === 1, 20_000, 'the replica confirming writes');
+      // The replica stops answering: the api's WAIT blocks. Its connection is then cut, as a primary's death cuts
+      // it, and the replica answers again, so a WAIT sent again on the new connection is answered at once.
+      process.kill(replicaPid, 'SIGSTOP');
+      const answer = post(durable.url, 'the connection lost under WAIT');
+      await waitUntil(
+        async () => Number(/^blocked_clients:(\d+)/m.exec(await admin.info('clients'))?.[1]) > 0,
+        10_000,
+        "the api's WAIT blocked",
+      );
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      process.kill(replicaPid, 'SIGCONT');
+      const refused = await answer;
+      expect(refused.status).toBe(503);
+      const logged = await waitUntil(async () => {
+        const lines = durable.logs.filter((line) => line.includes(String(refused.body.errorReference)));
+        return lines.length > 0 && lines;
+      }, 5000);
+      expect(logged[0]).toContain('a Redis connection was lost while the writes were made');
+      // Posted again, the same request is accepted, now confirmed.
+      expect((await post(durable.url, 'the connection lost under WAIT')).status).toBe(202);
+    } finally {
+      process.kill(replicaPid, 'SIGCONT');
+      await durable.stop();
+    }
+  }, 60_000);
 });
 
 describe('REDIS_DURABILITY in a worker: a job completes once a replica has what it wrote', () => {

@@ -4,7 +4,7 @@ import { serviceUnavailable } from '../http/errors.js';
 import type { Logger } from '../logging/index.js';
 import { JOB_RETENTION, type JobsOptions } from '../queues/index.js';
 import { TurnBatch, type ItemOutcome } from '../redis/turnBatch.js';
-import { durabilityOf, NotReplicatedError, type Durability } from '../redis/durability.js';
+import { durabilityOf, type Durability, type ReplicatedWrites } from '../redis/durability.js';
 import { withTraceContext } from '../tracing/index.js';
 import type { RequestStatusStore } from './requestStatusStore.js';
 
@@ -120,6 +120,8 @@ export class Intake {
   private readonly batch = new TurnBatch<Submitted, Accepted>((items) => this.write(items));
   /** Each queue's job options, as the intake entry carries them (JSON). */
   private readonly jobOptions = new Map<string, string>();
+  /** With durability: confirms each turn's writes on a replica before its requests are answered. */
+  private readonly replicatedWrites: ReplicatedWrites | undefined;
 
   constructor(
     private readonly status: RequestStatusStore,
@@ -133,6 +135,7 @@ export class Intake {
       labelNames: ['kind', 'outcome'],
       registers: [metrics],
     });
+    this.replicatedWrites = options.durability && status.replicatedWrites(options.durability);
   }
 
   private jobOptionsOf(queue: string): string {
@@ -169,6 +172,7 @@ export class Intake {
 
   /** Records a turn's requests and appends their jobs to the intake stream, in one script. */
   private async write(items: Submitted[]): Promise<ItemOutcome<Accepted>[]> {
+    const mark = this.replicatedWrites?.mark();
     const records = await this.status.createMany(
       items.map(({ request, entry }) => ({
         referenceId: entry.referenceId,
@@ -180,11 +184,9 @@ export class Intake {
       // job, so a request under way or done is never queued twice.
       { restartFrom: ['failed'], outbox: this.options.stream },
     );
-    const durability = this.options.durability;
-    if (durability) {
-      const reached = await this.status.replicated(durability.replicas, durability.timeoutMs);
-      if (reached < durability.replicas) throw new NotReplicatedError(reached, durability);
-    }
+    // A connection lost between the script and WAIT may have taken the writes with the old primary, and WAIT on
+    // its successor answers at once: the mark catches that.
+    if (this.replicatedWrites) await this.replicatedWrites.confirm(mark as number);
     return records.map(({ outcome, state }, index) => ({
       ok: true,
       value: { referenceId: (items[index] as Submitted).entry.referenceId, fresh: outcome !== 'existing', state },

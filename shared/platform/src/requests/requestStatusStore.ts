@@ -1,4 +1,5 @@
-import { connectionFor, duplicateRedis, type RedisClient } from '../redis/connection.js';
+import { duplicateRedis, type RedisClient } from '../redis/connection.js';
+import { ReplicatedWrites, type Durability } from '../redis/durability.js';
 import { RedisScript } from '../redis/script.js';
 
 /** A step of a request's life, as the history lists it. */
@@ -98,12 +99,11 @@ export class RequestStatusStore {
   }
 
   /**
-   * How many replicas have the writes this store's connection made so far (WAIT), waiting at most `timeoutMs`
-   * for `replicas` of them. On a Redis Cluster the question goes to the primary of the keyspace's slot.
+   * What confirms this store's writes on replicas (acknowledged = durable): WAIT on its connection, and no loss of
+   * that connection between `mark()` and `confirm()`. On a Redis Cluster WAIT goes to the primary of the slot.
    */
-  async replicated(replicas: number, timeoutMs: number): Promise<number> {
-    const primary = await connectionFor(this.redis, this.keys('')[0]);
-    return primary.wait(replicas, timeoutMs);
+  replicatedWrites(durability: Durability): ReplicatedWrites {
+    return new ReplicatedWrites([this.redis], durability, this.keys('')[0]);
   }
 
   private keys(referenceId: string): [string, string] {
