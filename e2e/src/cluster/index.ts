@@ -9,3 +9,4 @@ export { SiwfUser } from '@frequency-gateway/devstack/siwf';
 export * from './gateway.js';
 export * from './observe.js';
 export * from './portForward.js';
+export * from './redisGroup.js';

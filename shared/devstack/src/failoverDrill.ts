@@ -29,7 +29,7 @@ export async function atSteadyRate<T>(
 
 export interface ReadinessPoll {
   at: number;
-  /** Each component's answer, in the order of the urls; 0 for none within 2 s. */
+  /** Each component's answer, in the order they were given; 0 for none. */
   statuses: number[];
   /** The worst of them: 200 only when every component answered 200; 0 when one did not answer. */
   status: number;
@@ -55,20 +55,29 @@ export interface ReadinessWatch {
   figuresSince(at: number): ReadinessFigures;
 }
 
-/** Polls GET {url}/readyz of every component every `everyMs` until stopped. */
-export function watchReadiness(urls: string[], everyMs = 100): ReadinessWatch {
+/**
+ * How one component's readiness is read: the status of its /readyz, 0 when it did not answer. A component on this
+ * machine is read at its URL; one in a cluster through whatever reaches it (the API server's pod proxy).
+ */
+export type ReadinessProbe = () => Promise<number>;
+
+/** GET {url}/readyz: its status, 0 when no answer came within 2 s. */
+const readyzAt =
+  (url: string): ReadinessProbe =>
+  () =>
+    fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+      (response) => response.status,
+      () => 0,
+    );
+
+/** Polls the readiness of every component (its URL, or a probe) every `everyMs` until stopped. */
+export function watchReadiness(components: (string | ReadinessProbe)[], everyMs = 100): ReadinessWatch {
+  const probes = components.map((component) => (typeof component === 'string' ? readyzAt(component) : component));
   const polls: ReadinessPoll[] = [];
   let watching = true;
   const loop = (async () => {
     while (watching) {
-      const statuses = await Promise.all(
-        urls.map((url) =>
-          fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
-            (response) => response.status,
-            () => 0,
-          ),
-        ),
-      );
+      const statuses = await Promise.all(probes.map((probe) => probe()));
       // A component that did not answer (0) counts as the worst.
       polls.push({ at: Date.now(), statuses, status: statuses.includes(0) ? 0 : Math.max(...statuses) });
       await new Promise((resolve) => setTimeout(resolve, everyMs));
