@@ -13,32 +13,30 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
   baseValues,
   call,
-  checkPrerequisites,
-  clusterUp,
+  prepareSuiteRelease,
+  removeSuiteRelease,
   componentOf,
   deliveredOnce,
   eachLimited,
   FULLNAME,
   connectToRelease,
   type GatewayClient,
-  GatewayRelease,
-  KubeApi,
+  type GatewayRelease,
+  type KubeApi,
   kubectl,
   LEADER_LOOPS,
   LEASES,
   leaseOf,
   LOGIN_URI,
-  nodeAddress,
   podMetric,
   podReady,
   portOf,
-  prepareImages,
   RELEASE,
   restartsOf,
   retag,
   SERVICE_KEYS,
   untag,
-  WebhookReceiver,
+  type WebhookReceiver,
   type ClusterImage,
   type Deployment,
   type KubeEvent,
@@ -156,15 +154,9 @@ async function leadersOf(service: Service): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  checkPrerequisites();
   const started = Date.now();
-  await clusterUp();
-  image = await prepareImages();
   await cryptoWaitReady();
-  kube = await KubeApi.connect();
-  release = new GatewayRelease(kube, `fg-e2e-${Date.now().toString(36)}`, image);
-  await release.createNamespace();
-  receiver = await WebhookReceiver.start(release.namespace, image, await nodeAddress(kube));
+  ({ image, kube, release, receiver } = await prepareSuiteRelease('fg-e2e'));
   say(
     `cluster setup: cluster up, ${image.repository}:${image.tag} built and loaded, namespace ${release.namespace} ` +
       `(restricted) with its webhook receiver in ${seconds(started)} s`,
@@ -173,10 +165,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  if (release) {
-    if (installed && !uninstalled) await release.helm(['uninstall', RELEASE, '--wait']).catch(() => undefined);
-    await release.deleteNamespace();
-  }
+  await removeSuiteRelease(release, installed && !uninstalled);
   if (nextImage) await untag(nextImage);
   kube?.close();
 }, 300_000);

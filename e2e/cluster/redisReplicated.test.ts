@@ -12,16 +12,14 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
   agreedPrimary,
   baseValues,
-  checkPrerequisites,
-  clusterUp,
+  prepareSuiteRelease,
+  removeSuiteRelease,
   connectToRelease,
-  GatewayRelease,
-  KubeApi,
+  type GatewayRelease,
+  type KubeApi,
   LOGIN_URI,
-  nodeAddress,
   podOfHost,
   portOf,
-  prepareImages,
   REDIS_NODES,
   REDIS_SENTINELS,
   RELEASE,
@@ -29,7 +27,7 @@ import {
   replicationOf,
   restartsOf,
   sentinelView,
-  WebhookReceiver,
+  type WebhookReceiver,
   type ClusterImage,
   type GatewayClient,
   type List,
@@ -200,25 +198,16 @@ async function everySentinelSees(primary: string, timeoutMs: number): Promise<vo
 }
 
 beforeAll(async () => {
-  checkPrerequisites();
   const started = Date.now();
-  await clusterUp();
-  image = await prepareImages();
   await cryptoWaitReady();
-  kube = await KubeApi.connect();
-  release = new GatewayRelease(kube, `fg-e2e-redis-${Date.now().toString(36)}`, image);
-  await release.createNamespace();
-  receiver = await WebhookReceiver.start(release.namespace, image, await nodeAddress(kube));
+  ({ image, kube, release, receiver } = await prepareSuiteRelease('fg-e2e-redis'));
   say(`setup: ${image.repository}:${image.tag}, namespace ${release.namespace} (restricted) in ${seconds(started)} s`);
 }, 45 * 60_000);
 
 afterAll(async () => {
   await gateway?.close();
-  if (release) {
-    if (installed && !uninstalled) await release.helm(['uninstall', RELEASE, '--wait']).catch(() => undefined);
-    // The servers' claims (and with them their volumes) go with the namespace.
-    await release.deleteNamespace();
-  }
+  // The servers' claims (and with them their volumes) go with the namespace.
+  await removeSuiteRelease(release, installed && !uninstalled);
   kube?.close();
 }, 300_000);
 

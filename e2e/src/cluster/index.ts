@@ -10,3 +10,4 @@ export * from './gateway.js';
 export * from './observe.js';
 export * from './portForward.js';
 export * from './redisGroup.js';
+export * from './suiteRelease.js';
