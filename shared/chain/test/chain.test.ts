@@ -170,16 +170,21 @@ describe('nonce reservations shared through Redis', () => {
   }, 60_000);
 
   it('refills a nonce that was reserved but never submitted, once the chain stands still behind it', async () => {
-    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', gapTimeoutMs: 50 });
+    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', gapTimeoutMs: 200 });
     await manager.resync();
     const lost = await manager.reserve();
+    // Reserved ahead of the chain's next index: the gap watch starts.
     const next = await manager.reserve();
     expect(next).toBe(lost + 1);
     const waiting = submit(chain.api.tx.system.remark('after the gap'), next);
-    await manager.reserve(); // starts the gap watch
-    // The gap timeout (50 ms) is what is under test: it has to pass, and a reserve() to look sooner would hand
-    // out another nonce.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The gap timeout is what is under test: the chain has to stand still behind the gap for longer than it (a
+    // reserve() that looked sooner would hand out another nonce), counted from the watch's own start.
+    const watch = `test-b:nonce-gap:${key.address}`;
+    await waitUntil(
+      async () => Date.now() - Number((await redis().hget(watch, 'since')) ?? Date.now()) > 200,
+      5_000,
+      'the gap standing still for longer than its timeout',
+    );
     expect(await manager.reserve()).toBe(lost);
     await submit(chain.api.tx.system.remark('fills the gap'), lost);
     await expect(waiting).resolves.toBe('Finalized');
