@@ -1,17 +1,8 @@
-import {
-  accountCalls,
-  CapacitySubmitter,
-  loadProviderKey,
-  NonceManager,
-  TransactionTracker,
-} from '@frequency-gateway/chain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
-import { intakeStream, waitingIntakeJob } from '@frequency-gateway/platform';
-import type { TransactionJob } from '../src/jobs.js';
-import { KEYSPACE, startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
+import { startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
 
@@ -78,40 +69,4 @@ test('a webhook receiver down through several attempts gets the notification lat
   expect(deliveries).toHaveLength(1);
   expect(verifyWebhook(WEBHOOK_SECRET, deliveries[0]!.headers, deliveries[0]!.raw)).toBe(true);
   expect(deliveries[0]!.body).toMatchObject({ status: 'SUCCESS', referenceId, transactionType: 'SIWF_SIGNUP' });
-}, 150_000);
-
-test('a worker killed between recording its transaction and submitting it: the job run again submits it, once', async () => {
-  // No worker runs while the sign-up is taken, so its job waits in the intake stream.
-  await stack.workers.at(-1)!.stop('SIGKILL');
-  const referenceId = await signUp();
-
-  // What a worker that died right after recording leaves behind, written as the worker writes it: the signed
-  // transaction recorded with the tracker and linked to its request, with the provider's next nonce, and
-  // never submitted.
-  const waiting = await waitingIntakeJob(stack.admin, intakeStream(KEYSPACE, 'account'), referenceId);
-  const job = waiting?.data as TransactionJob | undefined;
-  expect(job?.type).toBe('SIWF_SIGNUP');
-  const { api } = stack.chain;
-  const provider = await loadProviderKey('//Alice');
-  const submitter = new CapacitySubmitter(
-    api,
-    provider,
-    new NonceManager(stack.admin, api, provider.address, { prefix: KEYSPACE }),
-  );
-  const builder = accountCalls(api);
-  const signed = await submitter.sign(job!.calls!.map((call) => builder.decode(call.encodedExtrinsic)));
-  const tracker = new TransactionTracker(api, stack.admin, { prefix: KEYSPACE, onOutcome: async () => undefined });
-  await tracker.record(signed, [referenceId], (multi) =>
-    multi.set(`${KEYSPACE}:request:tx:${referenceId}`, signed.hash, 'EX', 3_600),
-  );
-
-  // A worker takes the job: it finds the link, never signs a second transaction, and submits the recorded one.
-  // (Left to the tracker alone, the unsubmitted transaction would expire with its era and the sign-up fail.)
-  await stack.startWorker();
-  await waitUntil(async () => deliveriesOf(referenceId).length > 0, 60_000, 'the notification');
-  await waitUntil(stack.settled, 60_000, 'the queues and the transaction tracker settled');
-  const deliveries = deliveriesOf(referenceId);
-  expect(deliveries).toHaveLength(1);
-  expect(deliveries[0]!.body).toMatchObject({ status: 'SUCCESS', referenceId, txHash: signed.hash });
-  expect(await stateOf(referenceId)).toBe('finalized');
 }, 150_000);

@@ -10,7 +10,7 @@ import {
   type RedisClient,
   type TraceCarrier,
 } from '@frequency-gateway/platform';
-import { decodeDispatchError, submissionError, type ChainError } from './transactionErrors.js';
+import { decodeDispatchError, type ChainError } from './transactionErrors.js';
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {
@@ -57,11 +57,6 @@ interface PendingRecord {
   birth: number;
   death: number;
   nonce: number;
-  /**
-   * The signed extrinsic (hex), so that a job resumed after its worker died between recording and submitting
-   * can submit the very same transaction (`resubmit`). Absent in records written before it was kept.
-   */
-  signed?: string;
   /** With tracing on: when the transaction was recorded, and the span that submitted it. */
   recordedAt?: number;
   trace?: TraceCarrier;
@@ -171,7 +166,6 @@ export class TransactionTracker {
       birth: transaction.birth,
       death: transaction.death,
       nonce: transaction.nonce,
-      signed: transaction.extrinsic.toHex(),
       // The finalization span continues the submitter's trace, from the moment of recording, in whichever
       // replica scans the block.
       ...(trace ? { trace, recordedAt: Date.now() } : {}),
@@ -210,32 +204,6 @@ export class TransactionTracker {
     const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash));
     also?.(multi);
     await multi.exec();
-  }
-
-  /**
-   * Submits a recorded transaction again, exactly as it was signed: for a job resumed after its worker died
-   * (or lost Redis) between recording and submitting, which cannot know whether the node ever received it.
-   * Submitting the same bytes twice is harmless: the pool knows it, or its nonce is used (by it, included,
-   * or by another transaction, and then it expires with its era). Either way the scan settles it.
-   * - `submitted`: the node took it now;
-   * - `known`: the node already had it, or its nonce is used;
-   * - `refused`: the node refused it (its era is over, say): the scan settles it as expired;
-   * - `none`: nothing to submit: no record (its outcome is settled, or it was forgotten), or a record without its
-   *   bytes (written by an earlier version), which the scan settles.
-   * A dropped connection throws, for the caller's retry.
-   */
-  async resubmit(txHash: string): Promise<{ result: 'submitted' | 'known' | 'refused' | 'none'; reason?: string }> {
-    const stored = await this.redis.hget(this.pendingKey, txHash);
-    const signed = stored ? (JSON.parse(stored) as PendingRecord).signed : undefined;
-    if (!signed) return { result: 'none' };
-    try {
-      await this.api.rpc.author.submitExtrinsic(this.api.createType('Extrinsic', signed));
-      return { result: 'submitted' };
-    } catch (error) {
-      const refused = submissionError(error);
-      if (refused.kind === 'rpc') throw refused;
-      return { result: refused.kind === 'nonceConflict' ? 'known' : 'refused', reason: refused.message };
-    }
   }
 
   /** How many recorded transactions have no outcome yet. */

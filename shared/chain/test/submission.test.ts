@@ -125,22 +125,6 @@ describe('capacity submission and transaction tracking', () => {
     expect(messages.content.length).toBe(3);
   });
 
-  it('submits a recorded transaction again as it was signed, when its worker died before submitting it', async () => {
-    const scanner = tracker();
-    const signed = await submitter.sign([ipfsMessage()]);
-    await scanner.record(signed, ['publish:8']);
-    // The worker died here. The job, run again, submits the recorded bytes; a second time, the pool knows them.
-    await expect(scanner.resubmit(signed.hash)).resolves.toEqual({ result: 'submitted' });
-    await expect(scanner.resubmit(signed.hash)).resolves.toMatchObject({ result: 'known' });
-    await tick(chain, 1);
-    await scanner.scanOnce();
-    expect(outcomes).toEqual([
-      expect.objectContaining({ txHash: signed.hash, status: 'succeeded', jobs: ['publish:8'] }),
-    ]);
-    // Settled: nothing left to submit.
-    await expect(scanner.resubmit(signed.hash)).resolves.toEqual({ result: 'none' });
-  });
-
   it('scans again from the stored position when it moved under the scan (a Redis failover kept older writes)', async () => {
     const prefix = 'moved';
     const seen: TransactionOutcome[] = [];

@@ -82,18 +82,10 @@ export class AccountTransactions {
     const { referenceId } = job.data;
     const { logger, redis, tracker, status } = this.options;
     logger.info({ jobId: job.id, referenceId, type: job.data.type }, 'processing transaction job');
-    // A job run again after its transaction was recorded (a retry, or a worker that died) never signs a second
-    // one: it submits the recorded one again, in case the first submission never reached the node, and leaves
-    // the outcome to the tracker.
+    // A job run again after its transaction was recorded (a retry, or a worker that died) leaves it to the tracker.
     const linked = await redis.get(this.linkKey(referenceId));
     if (linked) {
-      const { result, reason } = await tracker.resubmit(linked);
-      if (result === 'submitted' || result === 'known')
-        await status.update(referenceId, 'submitted', { transaction: { hash: linked } });
-      logger.info(
-        { jobId: job.id, referenceId, txHash: linked, resubmitted: result, reason },
-        'resumed; the tracker follows it',
-      );
+      logger.info({ jobId: job.id, referenceId, txHash: linked }, 'already submitted; the tracker follows it');
       return { txHash: linked, resumed: true };
     }
     let recorded: string | undefined;
