@@ -1,8 +1,17 @@
+import {
+  accountCalls,
+  CapacitySubmitter,
+  loadProviderKey,
+  NonceManager,
+  TransactionTracker,
+} from '@frequency-gateway/chain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
-import { startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
+import { intakeStream, waitingIntakeJob } from '@frequency-gateway/platform';
+import type { TransactionJob } from '../src/jobs.js';
+import { KEYSPACE, startAccountStack, WEBHOOK_SECRET, type AccountStack } from './support/stack.js';
 
 let stack: AccountStack;
 
@@ -16,11 +25,14 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The worker's count of delivery attempts that failed and were scheduled again (webhook_deliveries_total). */
-async function retriedDeliveries(): Promise<number> {
+/** A counter of the newest worker, by one of its labels (0 before the first count). */
+async function workerCount(name: string, label: string): Promise<number> {
   const text = await (await fetch(`${stack.workers.at(-1)!.url}/metrics`)).text();
-  return Number(/^webhook_deliveries_total\{[^}]*outcome="retry"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+  return Number(new RegExp(`^${name}\\{[^}]*${label}[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
 }
+
+/** The worker's count of delivery attempts that failed and were scheduled again (webhook_deliveries_total). */
+const retriedDeliveries = () => workerCount('webhook_deliveries_total', 'outcome="retry"');
 
 async function signUp(): Promise<string> {
   const answer = await stack.call('POST', '/v2/accounts/siwf', {
@@ -70,3 +82,37 @@ test('a webhook receiver down through several attempts gets the notification lat
   expect(verifyWebhook(WEBHOOK_SECRET, deliveries[0]!.headers, deliveries[0]!.raw)).toBe(true);
   expect(deliveries[0]!.body).toMatchObject({ status: 'SUCCESS', referenceId, transactionType: 'SIWF_SIGNUP' });
 }, 150_000);
+
+test('a worker killed between recording its transaction and submitting it: the scan submits it, once', async () => {
+  // No worker runs while the sign-up is taken, so its job waits in the intake stream.
+  await stack.workers.at(-1)!.stop('SIGKILL');
+  const referenceId = await signUp();
+
+  // What a worker that died right after recording leaves behind, written as the worker writes it: the signed
+  // transaction recorded with the tracker and linked to its request, with the provider's next nonce, and
+  // never submitted.
+  const waiting = await waitingIntakeJob(stack.admin, intakeStream(KEYSPACE, 'account'), referenceId);
+  const job = waiting?.data as TransactionJob | undefined;
+  expect(job?.type).toBe('SIWF_SIGNUP');
+  const { api } = stack.chain;
+  const provider = await loadProviderKey('//Alice');
+  const nonces = new NonceManager(stack.admin, api, provider.address, { prefix: KEYSPACE });
+  const submitter = new CapacitySubmitter(api, provider, nonces);
+  const builder = accountCalls(api);
+  const signed = await submitter.sign(job!.calls!.map((call) => builder.decode(call.encodedExtrinsic)));
+  const tracker = new TransactionTracker(api, stack.admin, { prefix: KEYSPACE, onOutcome: async () => undefined });
+  const link = { key: `${KEYSPACE}:request:tx:${referenceId}`, value: signed.hash, ttlSeconds: 3_600 };
+  await tracker.record(signed, [referenceId], [link]);
+
+  // A worker takes the job: it finds the link and never signs a second transaction. Its scan submits the
+  // recorded one once the dead worker's lease lapsed (20 s), well within the era (64 blocks of 1 s). Left
+  // alone, it would expire with its era and the sign-up would fail.
+  await stack.startWorker();
+  await waitUntil(async () => deliveriesOf(referenceId).length > 0, 90_000, 'the notification');
+  await waitUntil(stack.settled, 60_000, 'the queues and the transaction tracker settled');
+  const deliveries = deliveriesOf(referenceId);
+  expect(deliveries).toHaveLength(1);
+  expect(deliveries[0]!.body).toMatchObject({ status: 'SUCCESS', referenceId, txHash: signed.hash });
+  expect(await stateOf(referenceId)).toBe('finalized');
+  expect(await workerCount('chain_transactions_resubmitted_total', 'result="submitted"')).toBe(1);
+}, 180_000);

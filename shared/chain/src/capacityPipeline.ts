@@ -74,6 +74,7 @@ export class CapacityPipeline {
       onOutcome: (outcome) => this.settleOutcome(outcome),
       metrics: runtime.metrics,
       finalizedHead: () => connection.heads().finalized,
+      logger: runtime.logger,
       ...(runtime.queues?.replicatedWrites ? { replicatedWrites: runtime.queues.replicatedWrites } : {}),
     });
   }

@@ -13,6 +13,7 @@ export { CapacitySubmitter, type SignedTransaction, type SubmitterOptions, type 
 export {
   SubmissionError,
   submissionError,
+  alreadyImported,
   chainError,
   chainErrorText,
   decodeDispatchError,
@@ -21,7 +22,9 @@ export {
 } from './transactionErrors.js';
 export {
   ScanPositionMovedError,
+  TransactionSettledError,
   TransactionTracker,
+  type RecordWrite,
   type TransactionOutcome,
   type TrackerOptions,
   type ChainEvent,

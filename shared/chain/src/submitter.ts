@@ -2,7 +2,7 @@ import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Call } from '@polkadot/types/interfaces';
 import { inSpan, SpanKind } from '@frequency-gateway/platform';
-import { SubmissionError, submissionError } from './transactionErrors.js';
+import { alreadyImported, SubmissionError, submissionError } from './transactionErrors.js';
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
 
@@ -99,6 +99,8 @@ export class CapacitySubmitter {
         return transaction;
       } catch (error) {
         const refused = submissionError(error);
+        // The pool has these very bytes (the tracker's scan submitted them again meanwhile): submitted.
+        if (alreadyImported(refused)) return transaction;
         if (refused.kind !== 'nonceConflict' || attempt >= attempts) throw refused;
         await this.nonces.resync();
       }

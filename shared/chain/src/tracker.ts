@@ -1,16 +1,17 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ChainableCommander } from 'ioredis';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import {
   currentTraceCarrier,
   inSpan,
   RedisScript,
   registerScrapedGauges,
+  type Logger,
   type ReplicatedWrites,
   type RedisClient,
   type TraceCarrier,
 } from '@frequency-gateway/platform';
-import { decodeDispatchError, type ChainError } from './transactionErrors.js';
+import { alreadyImported, decodeDispatchError, submissionError, type ChainError } from './transactionErrors.js';
 import type { SignedTransaction } from './submitter.js';
 
 export interface ChainEvent {
@@ -51,14 +52,49 @@ export interface TrackerOptions {
   replicatedWrites?: Pick<ReplicatedWrites, 'mark' | 'confirm'>;
   /** With `replicatedWrites`: how long a record is written and confirmed again before `record` gives up (30 s). */
   confirmForMs?: number;
+  /**
+   * How long a submitter holds a transaction after it (last) wrote its record (20 s): meanwhile the scan leaves
+   * the transaction to it; after that, a transaction still in no block is submitted again by the scan.
+   */
+  submissionLeaseMs?: number;
+  /** How long a settled transaction's record cannot be written again (1 hour): longer than any late write. */
+  settledRetentionSeconds?: number;
+  /** Where resubmissions are logged. */
+  logger?: Pick<Logger, 'info' | 'warn'>;
+}
+
+/** A caller's write that goes with a record (see `record`): a key set, or a field of a hash, with a TTL. */
+export interface RecordWrite {
+  key: string;
+  /** The hash field to set; without it the key itself is set. */
+  field?: string;
+  value: string;
+  ttlSeconds: number;
+}
+
+/**
+ * The transaction's outcome is already settled: its record was not written again, nor the caller's writes.
+ * Whoever recorded it must not submit it: it is in a block, or its era is over.
+ */
+export class TransactionSettledError extends Error {
+  constructor(readonly txHash: string) {
+    super(`transaction ${txHash} is already settled: not recorded again`);
+    this.name = 'TransactionSettledError';
+  }
 }
 
 interface PendingRecord {
   birth: number;
   death: number;
   nonce: number;
-  /** With tracing on: when the transaction was recorded, and the span that submitted it. */
+  /**
+   * The signed extrinsic (hex), for the scan to submit again once nobody holds the transaction (its submitter
+   * died, or lost Redis, between recording and submitting). Absent in records written before it was kept.
+   */
+  signed?: string;
+  /** When the transaction was first recorded (ms); with tracing on, the start of its finalization span. */
   recordedAt?: number;
+  /** With tracing on: the span that submitted it. */
   trace?: TraceCarrier;
 }
 
@@ -70,6 +106,7 @@ interface PendingSummary {
 
 /** Per registry, the tracker whose records the gauges read: a tracker built again (a start retried) takes over. */
 const ADVANCE = RedisScript.fromFile(new URL('./advanceScan.lua', import.meta.url), 1);
+const RECORD = RedisScript.fromFile(new URL('./recordTransaction.lua', import.meta.url));
 
 /**
  * The stored scan position is not the one the scan left: the Redis primary changed and lost its latest writes
@@ -83,6 +120,26 @@ export class ScanPositionMovedError extends Error {
     );
     this.name = 'ScanPositionMovedError';
   }
+}
+
+/**
+ * What submitting an abandoned transaction again gave: `submitted` (the pool took it), `known` (the pool has it
+ * already), `refused` (its nonce is used or its era over: the scan settles it), `unreachable` (tried again later).
+ */
+type ResubmissionResult = 'submitted' | 'known' | 'refused' | 'unreachable';
+
+/** One counter per registry (a tracker built again, when a start is retried, reuses it). */
+function resubmissionCounter(registry: Registry): Counter<'result'> {
+  const name = 'chain_transactions_resubmitted_total';
+  return (
+    (registry.getSingleMetric(name) as Counter<'result'> | undefined) ??
+    new Counter({
+      name,
+      help: 'Recorded transactions submitted again by the scan after their submitter let go of them, by result',
+      labelNames: ['result'],
+      registers: [registry],
+    })
+  );
 }
 
 const pendingSources = new WeakMap<Registry, () => Promise<PendingSummary | undefined>>();
@@ -123,6 +180,9 @@ export class TransactionTracker {
   private readonly pendingKey: string;
   private readonly scannedKey: string;
   private wake: (() => void) | undefined;
+  /** When this scanner last submitted each abandoned transaction again. */
+  private readonly resubmittedAt = new Map<string, number>();
+  private readonly resubmissions: Counter<'result'> | undefined;
 
   constructor(
     private readonly api: ApiPromise,
@@ -131,7 +191,10 @@ export class TransactionTracker {
   ) {
     this.pendingKey = `${options.prefix}:tx:pending`;
     this.scannedKey = `${options.prefix}:tx:scanned`;
-    if (options.metrics) registerPendingGauges(options.metrics, () => this.pendingSummary());
+    if (options.metrics) {
+      registerPendingGauges(options.metrics, () => this.pendingSummary());
+      this.resubmissions = resubmissionCounter(options.metrics);
+    }
   }
 
   /** The pending transactions for the gauges (their age unknown until the finalized head is). */
@@ -147,38 +210,53 @@ export class TransactionTracker {
     return `${this.options.prefix}:tx:jobs:${hash}`;
   }
 
+  private settledKey(hash: string): string {
+    return `${this.options.prefix}:tx:settled:${hash}`;
+  }
+
+  private leaseKey(hash: string): string {
+    return `${this.options.prefix}:tx:submitting:${hash}`;
+  }
+
+  private get leaseMs(): number {
+    return this.options.submissionLeaseMs ?? 20_000;
+  }
+
   /**
-   * Records a signed transaction and the jobs it carries; call before submitting it. `also` adds the caller's
-   * own writes to the same MULTI, so the caller's bookkeeping and the record exist together or not at all.
+   * Records a signed transaction and the jobs it carries; call before submitting it. `writes` are the caller's
+   * own bookkeeping, written in the same script, so that it and the record exist together or not at all.
+   * Recording also takes the transaction's submission lease (`submissionLeaseMs`): until it lapses, the scan
+   * leaves the submission to the caller, who submits right after this resolves.
+   *
+   * A transaction whose outcome is already settled is not recorded again (a late write would bring its record
+   * back, to be settled a second time): this throws TransactionSettledError, and the caller must not submit.
    *
    * With `replicatedWrites` the record is confirmed on a replica before this resolves. A record that cannot be
    * confirmed (no replica answered, or the connection was lost: a failover may have taken it) is written again
    * and confirmed again, for up to `confirmForMs`: the transaction is signed and its nonce taken, and giving up
-   * leaves a gap in the provider's nonces that holds back its later transactions until the gap is refilled.
+   * leaves a gap in the provider's nonces that holds back its later transactions until the gap is refilled (or
+   * the scan submits the recorded transaction, once its lease lapses).
    */
-  async record(
-    transaction: SignedTransaction,
-    jobs: string[],
-    also?: (multi: ChainableCommander) => void,
-  ): Promise<void> {
+  async record(transaction: SignedTransaction, jobs: string[], writes: RecordWrite[] = []): Promise<void> {
     const trace = currentTraceCarrier();
     const record: PendingRecord = {
       birth: transaction.birth,
       death: transaction.death,
       nonce: transaction.nonce,
-      // The finalization span continues the submitter's trace, from the moment of recording, in whichever
-      // replica scans the block.
-      ...(trace ? { trace, recordedAt: Date.now() } : {}),
+      signed: transaction.extrinsic.toHex(),
+      recordedAt: Date.now(),
+      // The finalization span continues the submitter's trace, in whichever replica scans the block.
+      ...(trace ? { trace } : {}),
     };
+    const { hash } = transaction;
+    const keys = [this.pendingKey, this.jobsKey(hash), this.settledKey(hash), this.leaseKey(hash)];
+    const args = [hash, JSON.stringify(record), this.leaseMs, jobs.length, ...jobs];
+    for (const write of writes) {
+      keys.push(write.key);
+      args.push(write.field ?? '', write.value, write.ttlSeconds);
+    }
     const write = async () => {
-      // Every write here is idempotent (a field set if absent, set members, the caller's states): writing it
-      // again after a lost confirmation changes nothing that stayed.
-      const multi = this.redis.multi().hsetnx(this.pendingKey, transaction.hash, JSON.stringify(record));
-      if (jobs.length > 0) multi.sadd(this.jobsKey(transaction.hash), ...jobs);
-      also?.(multi);
-      const results = await multi.exec();
-      const failed = results?.find(([error]) => error);
-      if (failed) throw failed[0];
+      if ((await RECORD.run(this.redis, keys, args)) === 0) throw new TransactionSettledError(hash);
     };
     const replicated = this.options.replicatedWrites;
     if (!replicated) return write();
@@ -201,7 +279,7 @@ export class TransactionTracker {
    * connection): the scan settles those.
    */
   async forget(txHash: string, also?: (multi: ChainableCommander) => void): Promise<void> {
-    const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash));
+    const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash), this.leaseKey(txHash));
     also?.(multi);
     await multi.exec();
   }
@@ -240,7 +318,13 @@ export class TransactionTracker {
         await this.options.onOutcome({ ...outcome, jobs: jobs.sort() } as TransactionOutcome);
       },
     );
-    await this.redis.multi().hdel(this.pendingKey, outcome.txHash).del(this.jobsKey(outcome.txHash)).exec();
+    const { txHash } = outcome;
+    await this.redis
+      .multi()
+      .hdel(this.pendingKey, txHash)
+      .del(this.jobsKey(txHash), this.leaseKey(txHash))
+      .set(this.settledKey(txHash), outcome.status, 'EX', this.options.settledRetentionSeconds ?? 3_600)
+      .exec();
   }
 
   /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
@@ -263,7 +347,42 @@ export class TransactionTracker {
         throw new ScanPositionMovedError(position, await this.redis.get(this.scannedKey));
       position = String(next);
     }
+    await this.resubmitAbandoned(pending, target);
     return next - 1;
+  }
+
+  /**
+   * Submits again, byte for byte, each recorded transaction that nobody holds (its submission lease lapsed), that
+   * is in no scanned block and whose era is still open: its submitter died, or lost Redis, between recording it
+   * and submitting it, and left alone it would expire. Sending the same bytes again is harmless: a pool that has
+   * them, or a nonce already used, refuses them. Each is tried once per lease period.
+   */
+  private async resubmitAbandoned(pending: Map<string, PendingRecord>, head: number): Promise<void> {
+    const now = Date.now();
+    for (const hash of this.resubmittedAt.keys()) if (!pending.has(hash)) this.resubmittedAt.delete(hash);
+    for (const [hash, record] of pending) {
+      if (record.signed === undefined || record.death <= head + 1) continue;
+      if (now - (record.recordedAt ?? 0) < this.leaseMs || now - (this.resubmittedAt.get(hash) ?? 0) < this.leaseMs)
+        continue;
+      if ((await this.redis.exists(this.leaseKey(hash))) === 1) continue;
+      this.resubmittedAt.set(hash, now);
+      const result = await this.submitAgain(record.signed);
+      this.resubmissions?.inc({ result: result.result });
+      const log = { txHash: hash, nonce: record.nonce, result: result.result, reason: result.reason };
+      if (result.result === 'submitted') this.options.logger?.info(log, 'abandoned transaction submitted again');
+      else this.options.logger?.warn(log, 'abandoned transaction not submitted again');
+    }
+  }
+
+  private async submitAgain(signed: string): Promise<{ result: ResubmissionResult; reason?: string }> {
+    try {
+      await this.api.rpc.author.submitExtrinsic(this.api.createType('Extrinsic', signed));
+      return { result: 'submitted' };
+    } catch (error) {
+      const refused = submissionError(error);
+      const result = refused.kind === 'rpc' ? 'unreachable' : alreadyImported(refused) ? 'known' : 'refused';
+      return { result, reason: refused.message };
+    }
   }
 
   /**

@@ -29,6 +29,10 @@ export function submissionError(error: unknown): SubmissionError {
   return new SubmissionError('rpc', message);
 }
 
+/** The pool has this very transaction already: it was submitted, and submitting it again changes nothing. */
+export const alreadyImported = (error: SubmissionError): boolean =>
+  error.kind === 'nonceConflict' && /Transaction Already Imported/i.test(error.message);
+
 /**
  * A dispatch error as requests, webhooks and logs report it. A pallet's error (`DispatchError::Module`) carries
  * the pallet (`module`, its name in the metadata, and `index`, its place in the runtime) and the error (`name`,

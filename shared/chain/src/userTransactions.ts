@@ -5,7 +5,7 @@ import type { ExtrinsicPayload } from '@polkadot/types/interfaces';
 import type { Signer, SignerResult } from '@polkadot/types/types';
 import { compactAddLength, hexToU8a, isHex, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
-import { submissionError } from './transactionErrors.js';
+import { alreadyImported, submissionError } from './transactionErrors.js';
 import type { UserSignature } from './payloads.js';
 import { signatureReadings, verifyExactly } from './signatures/verify.js';
 import type { BeforeSubmit, SignedTransaction } from './submitter.js';
@@ -170,7 +170,9 @@ export class UserTransactions {
       try {
         await this.api.rpc.author.submitExtrinsic(extrinsic);
       } catch (error) {
-        throw submissionError(error);
+        const refused = submissionError(error);
+        // The pool has these very bytes (the tracker's scan submitted them again meanwhile): submitted.
+        if (!alreadyImported(refused)) throw refused;
       }
       return transaction;
     });

@@ -1,14 +1,18 @@
 import { RedisLeaseLock, createLogger, runAsLeader } from '@frequency-gateway/platform';
 import { jest } from '@jest/globals';
 import type { Call } from '@polkadot/types/interfaces';
+import { waitUntil } from '@frequency-gateway/devstack';
+import { Registry } from 'prom-client';
 import {
   CapacitySubmitter,
   NonceManager,
   ScanPositionMovedError,
   SubmissionError,
+  TransactionSettledError,
   TransactionTracker,
   loadProviderKey,
   submissionError,
+  alreadyImported,
   type ChainConnection,
   type TransactionOutcome,
 } from '../src/index.js';
@@ -125,6 +129,53 @@ describe('capacity submission and transaction tracking', () => {
     expect(messages.content.length).toBe(3);
   });
 
+  it('submits again a recorded transaction its submitter let go of, once its lease lapsed, and only then', async () => {
+    const metrics = new Registry();
+    const scanner = new TransactionTracker(chain.api, redis(), {
+      prefix: 'gw',
+      onOutcome: async (outcome) => void outcomes.push(outcome),
+      submissionLeaseMs: 1_500,
+      metrics,
+    });
+    const resubmitted = async (result: string) =>
+      (await metrics.getSingleMetric('chain_transactions_resubmitted_total')!.get()).values.find(
+        (value) => value.labels.result === result,
+      )?.value ?? 0;
+    const signed = await submitter.sign([ipfsMessage()]);
+    await scanner.record(signed, ['publish:8']);
+    // The submitter died here, before submitting. While its lease holds, the scan leaves the transaction to it.
+    await scanner.scanOnce();
+    expect(await resubmitted('submitted')).toBe(0);
+    // Then the scan submits the recorded bytes (this devchain seals a block for them at once), once.
+    await waitUntil(
+      async () => (await scanner.scanOnce()) >= 0 && outcomes.length > 0,
+      10_000,
+      'the abandoned transaction submitted again and settled',
+    );
+    expect(outcomes).toEqual([
+      expect.objectContaining({ txHash: signed.hash, status: 'succeeded', jobs: ['publish:8'] }),
+    ]);
+    expect(await resubmitted('submitted')).toBe(1);
+  });
+
+  it('never records a settled transaction again, nor the writes that come with it', async () => {
+    const scanner = tracker();
+    const late = { key: 'gw:late-write', value: 'submitted', ttlSeconds: 60 };
+    const sent = await submitter.submit([ipfsMessage()], (tx) => scanner.record(tx, ['publish:9'], [late]));
+    expect(await redis().get(late.key)).toBe('submitted');
+    await redis().del(late.key);
+    await tick(chain, 1);
+    await scanner.scanOnce();
+    expect(outcomes).toEqual([expect.objectContaining({ txHash: sent.hash, status: 'succeeded' })]);
+    // A write of the record that arrives after its outcome (delayed by a failover, or a job run twice at once).
+    await expect(scanner.record(sent, ['publish:9'], [late])).rejects.toThrow(TransactionSettledError);
+    expect(await scanner.pendingCount()).toBe(0);
+    expect(await redis().exists(late.key)).toBe(0);
+    await tick(chain, 1);
+    await scanner.scanOnce();
+    expect(outcomes).toHaveLength(1);
+  });
+
   it('scans again from the stored position when it moved under the scan (a Redis failover kept older writes)', async () => {
     const prefix = 'moved';
     const seen: TransactionOutcome[] = [];
@@ -183,6 +234,9 @@ describe('capacity submission and transaction tracking', () => {
       'invalid',
     ]);
     expect(new SubmissionError('nonceConflict', '').retryable).toBe(true);
+    // The pool has those very bytes: a submission that happened, not a conflict to sign again for.
+    const answers = ['1013: Transaction Already Imported', '1014: Priority is too low: (1 vs 1)'];
+    expect(answers.map((message) => alreadyImported(submissionError(new Error(message))))).toEqual([true, false]);
   });
 
   it('refuses a call that cannot be paid with Capacity, as the pool does', async () => {

@@ -2,6 +2,7 @@ import {
   accountCalls,
   CapacityShortError,
   SubmissionError,
+  TransactionSettledError,
   UserTransactionError,
   UserTransactions,
   type BeforeSubmit,
@@ -82,7 +83,8 @@ export class AccountTransactions {
     const { referenceId } = job.data;
     const { logger, redis, tracker, status } = this.options;
     logger.info({ jobId: job.id, referenceId, type: job.data.type }, 'processing transaction job');
-    // A job run again after its transaction was recorded (a retry, or a worker that died) leaves it to the tracker.
+    // A job run again after its transaction was recorded (a retry, or a worker that died) leaves it to the
+    // tracker, which also submits it again if the first run never did.
     const linked = await redis.get(this.linkKey(referenceId));
     if (linked) {
       logger.info({ jobId: job.id, referenceId, txHash: linked }, 'already submitted; the tracker follows it');
@@ -91,9 +93,8 @@ export class AccountTransactions {
     let recorded: string | undefined;
     const beforeSubmit = async (signed: SignedTransaction) => {
       recorded = signed.hash;
-      await tracker.record(signed, [referenceId], (multi) =>
-        multi.set(this.linkKey(referenceId), signed.hash, 'EX', this.options.linkTtlSeconds ?? 7 * 24 * 3600),
-      );
+      const ttlSeconds = this.options.linkTtlSeconds ?? 7 * 24 * 3600;
+      await tracker.record(signed, [referenceId], [{ key: this.linkKey(referenceId), value: signed.hash, ttlSeconds }]);
     };
     try {
       const transaction = job.data.userSigned
@@ -103,6 +104,12 @@ export class AccountTransactions {
       logger.info({ jobId: job.id, referenceId, txHash: transaction.hash }, 'transaction submitted');
       return { txHash: transaction.hash };
     } catch (error) {
+      // Run twice at once (a Redis failover let another worker take the job): the other run's transaction, or
+      // the tracker's resubmission of it, already has its outcome, and the request was told.
+      if (error instanceof TransactionSettledError) {
+        logger.info({ jobId: job.id, referenceId, txHash: error.txHash }, 'already settled; not submitted again');
+        return { txHash: error.txHash, resumed: true };
+      }
       // Refused by the node: that transaction will never be included, so forget it. A dropped connection
       // ('rpc') leaves its fate unknown: the record stays and the tracker settles it.
       if (error instanceof SubmissionError && error.kind !== 'rpc' && recorded) {

@@ -1,4 +1,4 @@
-import type { SignedTransaction, TransactionTracker } from '@frequency-gateway/chain';
+import type { RecordWrite, SignedTransaction, TransactionTracker } from '@frequency-gateway/chain';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '@frequency-gateway/platform';
 import type { EndingRequests, PublishError, TransactionType } from '../requestRecords.js';
@@ -176,21 +176,26 @@ export class PublicationBook {
   submissions(tracker: TransactionTracker): SubmissionRecorder {
     return {
       record: (transaction, messageIds) =>
-        tracker.record(transaction, messageIds, (multi) =>
-          this.stageEach(multi, messageIds, { state: 'submitted', txHash: transaction.hash }),
+        tracker.record(
+          transaction,
+          messageIds,
+          this.messageWrites(messageIds, { state: 'submitted', txHash: transaction.hash }),
         ),
       forget: (txHash, messageIds) =>
-        tracker.forget(txHash, (multi) => this.stageEach(multi, messageIds, { state: 'pending' })),
+        tracker.forget(txHash, (multi) => {
+          for (const write of this.messageWrites(messageIds, { state: 'pending' }))
+            multi.hset(write.key, write.field, write.value).expire(write.key, write.ttlSeconds);
+        }),
     };
   }
 
-  private stageEach(multi: ChainableCommander, messageIds: string[], state: MessageState): void {
-    for (const id of messageIds) {
+  /** Each message's state set in its publication (whose TTL is renewed). */
+  private messageWrites(messageIds: string[], state: MessageState): (RecordWrite & { field: string })[] {
+    const value = encode(state);
+    return messageIds.map((id) => {
       const { publicationId, index } = parseMessageId(id);
-      multi
-        .hset(this.key(publicationId), `m:${index}`, encode(state))
-        .expire(this.key(publicationId), this.retentionSeconds);
-    }
+      return { key: this.key(publicationId), field: `m:${index}`, value, ttlSeconds: this.retentionSeconds };
+    });
   }
 
   private stage(multi: ChainableCommander, id: string, changes: Map<number, MessageState>): void {
