@@ -4,10 +4,13 @@
 // steady half of it, with a SIWF sign-up every BENCH_SOAK_SIGNUP_EVERY_SECONDS and the content watcher delivering
 // every broadcast to a registered webhook. Request records, batch memberships and completed jobs are kept for
 // BENCH_SOAK_RETENTION_SECONDS (REQUEST_STATUS_TTL_SECONDS; see the content-publishing README), so that Redis must
-// be flat once that window has passed. Sampled each minute: each component's RSS, Redis used_memory and its keys.
-// Reported: RSS slope per component after the warm-up (least squares, MiB per 10 minutes; goal < 1), Redis memory
-// and keys per minute and their slope after the retention window, and p99 request → finalized (the POST to its
-// SUCCESS webhook) in block times per 5-minute window (goal ≤ 3).
+// be flat once that window has passed. Sampled each minute: each component's RSS, Redis used_memory and its keys;
+// every 5 seconds: each component's RSS and V8 heap in use (its /metrics). Reported: each component's memory slope
+// after the warm-up (MiB per 10 minutes; goal < 1) through the floor of each 5-minute window (the lowest RSS and
+// heap in it: what stays after the collector ran, where the minute samples swing with it by hundreds of MiB),
+// next to the least-squares slope of the minute samples; Redis memory and keys per minute and their slope after
+// the retention window; and p99 request → finalized (the POST to its SUCCESS webhook) in block times per 5-minute
+// window (goal ≤ 3).
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +27,8 @@ const SATURATION_SECONDS = Number(process.env.BENCH_SOAK_SATURATION_SECONDS ?? 1
 const SIGNUP_EVERY_MS = Number(process.env.BENCH_SOAK_SIGNUP_EVERY_SECONDS ?? 10) * 1000;
 const WINDOW_MS = 5 * 60_000;
 const SAMPLE_MS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 60) * 1000;
+const MEMORY_SAMPLE_MS = 5_000;
+const FLOOR_MINUTES = Number(process.env.BENCH_SOAK_FLOOR_MINUTES ?? 5);
 const MAX_IN_FLIGHT = 256;
 const MiB = 1024 * 1024;
 
@@ -47,6 +52,20 @@ const slope = (points: [number, number][]) => {
 const rssOf = (pid: number) => {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) * 1024;
+};
+/** The V8 heap a component has in use (prom-client's nodejs_heap_size_used_bytes), or NaN if it did not answer. */
+const heapOf = async (url: string) => {
+  const text = await (await fetch(`${url}/metrics`)).text().catch(() => '');
+  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+};
+/** The lowest value of each full window after `from` (minutes), at the window's middle: what stays after GC. */
+const floors = (points: [number, number][], from: number, windowMinutes: number) => {
+  const result: [number, number][] = [];
+  for (let start = from; points.some(([minute]) => minute >= start + windowMinutes); start += windowMinutes) {
+    const inside = points.filter(([minute, value]) => minute >= start && minute < start + windowMinutes && value >= 0);
+    if (inside.length > 0) result.push([start + windowMinutes / 2, Math.min(...inside.map(([, value]) => value))]);
+  }
+  return result;
 };
 const bodyOf = (request: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
@@ -161,6 +180,24 @@ interface Sample {
   outstanding: number;
 }
 const samples: Sample[] = [];
+/** Every 5 s: each component's RSS and heap in use, by component name, as [minute, MiB]. */
+const memory = {
+  rss: new Map<string, [number, number][]>(),
+  heap: new Map<string, [number, number][]>(),
+};
+async function sampleMemory(): Promise<void> {
+  const minute = (performance.now() - soakStarted) / 60_000;
+  await Promise.all(
+    components.map(async (component) => {
+      const add = (into: Map<string, [number, number][]>, bytes: number) => {
+        if (!into.has(component.name)) into.set(component.name, []);
+        if (Number.isFinite(bytes)) into.get(component.name)!.push([minute, bytes / MiB]);
+      };
+      add(memory.rss, rssOf(component.pid));
+      add(memory.heap, await heapOf(component.url).catch(() => Number.NaN));
+    }),
+  );
+}
 async function sample(): Promise<void> {
   const memory = await redis.info('memory');
   const keyspace = await redis.info('keyspace');
@@ -234,6 +271,7 @@ try {
   const soakEnd = soakStarted + MINUTES * 60_000;
   await sample();
   const sampler = setInterval(() => void sample(), SAMPLE_MS);
+  const memorySampler = setInterval(() => void sampleMemory(), MEMORY_SAMPLE_MS);
 
   // Sign-ups at their own pace, one at a time.
   const signingUp = (async () => {
@@ -286,6 +324,7 @@ try {
   while ((inFlight > 0 || posted.size > 0) && performance.now() - postingEnded < 20 * BLOCK_MS)
     await new Promise((resolve) => setTimeout(resolve, 100));
   clearInterval(sampler);
+  clearInterval(memorySampler);
   await sample();
 
   say('');
@@ -317,13 +356,20 @@ try {
     );
   });
   say('');
-  say(`RSS slope after the ${WARM_UP_MINUTES}-minute warm-up (least squares, goal < 1 MiB per 10 min):`);
+  say(
+    `Memory slope after the ${WARM_UP_MINUTES}-minute warm-up, MiB per 10 min (goal < 1): through the floor of each ` +
+      `${FLOOR_MINUTES}-minute window (RSS, V8 heap in use), and least squares through the minute samples of RSS:`,
+  );
   const warm = samples.filter((s) => s.minute >= WARM_UP_MINUTES);
   for (const component of components) {
     const points = warm.map((s) => [s.minute, s.rss[component.name]! / MiB] as [number, number]);
+    const rssFloors = floors(memory.rss.get(component.name) ?? [], WARM_UP_MINUTES, FLOOR_MINUTES);
+    const heapFloors = floors(memory.heap.get(component.name) ?? [], WARM_UP_MINUTES, FLOOR_MINUTES);
+    const mib = (floorsOf: [number, number][]) => floorsOf.map(([, value]) => value.toFixed(0)).join(' → ');
     line(
       `  ${component.name}`,
-      `${(slope(points) * 10).toFixed(2)} MiB / 10 min (RSS ${points[0]?.[1].toFixed(0)} → ${points.at(-1)?.[1].toFixed(0)} MiB)`,
+      `floors: RSS ${(slope(rssFloors) * 10).toFixed(2)}, heap ${(slope(heapFloors) * 10).toFixed(2)}; ` +
+        `least squares ${(slope(points) * 10).toFixed(2)} (RSS floors ${mib(rssFloors)} MiB; heap floors ${mib(heapFloors)} MiB)`,
     );
   }
   say('');

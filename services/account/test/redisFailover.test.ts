@@ -216,6 +216,13 @@ test('kill -9 of the primary mid-sign-ups: every durable sign-up finalized, noti
           status: (webhook.body as { status?: string }).status,
         })),
       })),
+    // What the workers' logs say of transactions recorded during the failover: submitted again by the scan, and
+    // left to it by a job (recorded too late to submit, or already settled).
+    tracker: {
+      resubmitted: workerLogs.filter((line) => line.includes('abandoned transaction submitted again')).length,
+      notResubmitted: workerLogs.filter((line) => line.includes('abandoned transaction not submitted again')).length,
+      leftToTracker: workerLogs.filter((line) => line.includes('left to the tracker')).length,
+    },
     primary,
     readiness: readiness.figuresSince(killedAt),
   };

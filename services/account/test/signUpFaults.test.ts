@@ -105,8 +105,8 @@ test('a worker killed between recording its transaction and submitting it: the s
   await tracker.record(signed, [referenceId], [link]);
 
   // A worker takes the job: it finds the link and never signs a second transaction. Its scan submits the
-  // recorded one once the dead worker's lease lapsed (20 s), well within the era (64 blocks of 1 s). Left
-  // alone, it would expire with its era and the sign-up would fail.
+  // recorded one once it is 20 s old, well within its era (64 blocks of 1 s). Left alone, it would expire with
+  // its era and the sign-up would fail.
   await stack.startWorker();
   await waitUntil(async () => deliveriesOf(referenceId).length > 0, 90_000, 'the notification');
   await waitUntil(stack.settled, 60_000, 'the queues and the transaction tracker settled');

@@ -21,6 +21,7 @@ export {
   type ChainError,
 } from './transactionErrors.js';
 export {
+  RecordTooLateError,
   ScanPositionMovedError,
   TransactionSettledError,
   TransactionTracker,

@@ -50,13 +50,19 @@ export interface TrackerOptions {
    * it, and its job, tried again, would submit its messages twice).
    */
   replicatedWrites?: Pick<ReplicatedWrites, 'mark' | 'confirm'>;
-  /** With `replicatedWrites`: how long a record is written and confirmed again before `record` gives up (30 s). */
-  confirmForMs?: number;
   /**
-   * How long a submitter holds a transaction after it (last) wrote its record (20 s): meanwhile the scan leaves
-   * the transaction to it; after that, a transaction still in no block is submitted again by the scan.
+   * How long `record` may take (10 s): it resolves, and its caller submits, only within this time of its start;
+   * later it throws, and the submission is left to the scan. With `replicatedWrites`, the record is written and
+   * confirmed again until then.
    */
-  submissionLeaseMs?: number;
+  recordWithinMs?: number;
+  /**
+   * When the scan submits a recorded transaction that is in no block yet again (20 s after it was recorded, and
+   * again every as long): its submitter died, or lost Redis, between recording and submitting. Longer than
+   * `recordWithinMs` plus the time a submission takes, so that the scan never races a submitter at work; shorter
+   * than the nonce manager's gap timeout (30 s), so that the transaction fills its own nonce.
+   */
+  resubmitAfterMs?: number;
   /** How long a settled transaction's record cannot be written again (1 hour): longer than any late write. */
   settledRetentionSeconds?: number;
   /** Where resubmissions are logged. */
@@ -70,6 +76,17 @@ export interface RecordWrite {
   field?: string;
   value: string;
   ttlSeconds: number;
+}
+
+/**
+ * `record` took longer than `recordWithinMs` (Redis away): its caller must not submit, as the scan may already
+ * have. The record stays, and the scan submits the transaction.
+ */
+export class RecordTooLateError extends Error {
+  constructor(readonly txHash: string) {
+    super(`transaction ${txHash} was recorded too late to be submitted now: the tracker's scan submits it`);
+    this.name = 'RecordTooLateError';
+  }
 }
 
 /**
@@ -189,6 +206,8 @@ export class TransactionTracker {
     private readonly redis: RedisClient,
     private readonly options: TrackerOptions,
   ) {
+    if (this.resubmitAfterMs <= (options.recordWithinMs ?? 10_000))
+      throw new RangeError('resubmitAfterMs must be longer than recordWithinMs (a submitter may still be at work)');
     this.pendingKey = `${options.prefix}:tx:pending`;
     this.scannedKey = `${options.prefix}:tx:scanned`;
     if (options.metrics) {
@@ -214,28 +233,25 @@ export class TransactionTracker {
     return `${this.options.prefix}:tx:settled:${hash}`;
   }
 
-  private leaseKey(hash: string): string {
-    return `${this.options.prefix}:tx:submitting:${hash}`;
-  }
-
-  private get leaseMs(): number {
-    return this.options.submissionLeaseMs ?? 20_000;
+  private get resubmitAfterMs(): number {
+    return this.options.resubmitAfterMs ?? 20_000;
   }
 
   /**
    * Records a signed transaction and the jobs it carries; call before submitting it. `writes` are the caller's
    * own bookkeeping, written in the same script, so that it and the record exist together or not at all.
-   * Recording also takes the transaction's submission lease (`submissionLeaseMs`): until it lapses, the scan
-   * leaves the submission to the caller, who submits right after this resolves.
+   * It resolves only within `recordWithinMs` of its start, and the caller submits right after: the scan
+   * submits a recorded transaction again only once it is older than that (`resubmitAfterMs`). Later, this throws
+   * RecordTooLateError (the record stays, and the scan submits it).
    *
    * A transaction whose outcome is already settled is not recorded again (a late write would bring its record
    * back, to be settled a second time): this throws TransactionSettledError, and the caller must not submit.
    *
    * With `replicatedWrites` the record is confirmed on a replica before this resolves. A record that cannot be
    * confirmed (no replica answered, or the connection was lost: a failover may have taken it) is written again
-   * and confirmed again, for up to `confirmForMs`: the transaction is signed and its nonce taken, and giving up
-   * leaves a gap in the provider's nonces that holds back its later transactions until the gap is refilled (or
-   * the scan submits the recorded transaction, once its lease lapses).
+   * and confirmed again, until `recordWithinMs`: the transaction is signed and its nonce taken, and giving up
+   * leaves a gap in the provider's nonces that holds back its later transactions until the gap is refilled, or
+   * the scan submits the recorded transaction, if its record stayed.
    */
   async record(transaction: SignedTransaction, jobs: string[], writes: RecordWrite[] = []): Promise<void> {
     const trace = currentTraceCarrier();
@@ -249,28 +265,33 @@ export class TransactionTracker {
       ...(trace ? { trace } : {}),
     };
     const { hash } = transaction;
-    const keys = [this.pendingKey, this.jobsKey(hash), this.settledKey(hash), this.leaseKey(hash)];
-    const args = [hash, JSON.stringify(record), this.leaseMs, jobs.length, ...jobs];
+    const keys = [this.pendingKey, this.jobsKey(hash), this.settledKey(hash)];
+    const args = [hash, JSON.stringify(record), jobs.length, ...jobs];
     for (const write of writes) {
       keys.push(write.key);
       args.push(write.field ?? '', write.value, write.ttlSeconds);
     }
+    const giveUpAt = Date.now() + (this.options.recordWithinMs ?? 10_000);
     const write = async () => {
       if ((await RECORD.run(this.redis, keys, args)) === 0) throw new TransactionSettledError(hash);
     };
     const replicated = this.options.replicatedWrites;
-    if (!replicated) return write();
-    const giveUpAt = Date.now() + (this.options.confirmForMs ?? 30_000);
-    for (;;) {
+    // Written once; with `replicatedWrites`, written and confirmed again until a replica confirmed it.
+    const confirmed = async (): Promise<boolean> => {
+      if (!replicated) return write().then(() => true);
       const mark = replicated.mark();
       await write();
       try {
-        return await replicated.confirm(mark);
+        await replicated.confirm(mark);
+        return true;
       } catch (error) {
         if (Date.now() >= giveUpAt) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        return false;
       }
-    }
+    };
+    while (!(await confirmed())) await new Promise((resolve) => setTimeout(resolve, 100));
+    // A write held back (Redis away) past the deadline: the scan may be submitting the transaction already.
+    if (Date.now() > giveUpAt) throw new RecordTooLateError(hash);
   }
 
   /**
@@ -279,7 +300,7 @@ export class TransactionTracker {
    * connection): the scan settles those.
    */
   async forget(txHash: string, also?: (multi: ChainableCommander) => void): Promise<void> {
-    const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash), this.leaseKey(txHash));
+    const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash));
     also?.(multi);
     await multi.exec();
   }
@@ -322,7 +343,7 @@ export class TransactionTracker {
     await this.redis
       .multi()
       .hdel(this.pendingKey, txHash)
-      .del(this.jobsKey(txHash), this.leaseKey(txHash))
+      .del(this.jobsKey(txHash))
       .set(this.settledKey(txHash), outcome.status, 'EX', this.options.settledRetentionSeconds ?? 3_600)
       .exec();
   }
@@ -352,19 +373,18 @@ export class TransactionTracker {
   }
 
   /**
-   * Submits again, byte for byte, each recorded transaction that nobody holds (its submission lease lapsed), that
-   * is in no scanned block and whose era is still open: its submitter died, or lost Redis, between recording it
-   * and submitting it, and left alone it would expire. Sending the same bytes again is harmless: a pool that has
-   * them, or a nonce already used, refuses them. Each is tried once per lease period.
+   * Submits again, byte for byte, each recorded transaction older than `resubmitAfterMs` that is in no scanned
+   * block and whose era is still open: its submitter died, or lost Redis, between recording it and submitting it,
+   * and left alone it would expire. Sending the same bytes again is harmless: a pool that has them, or a nonce
+   * already used, refuses them. Each is tried once per `resubmitAfterMs`.
    */
   private async resubmitAbandoned(pending: Map<string, PendingRecord>, head: number): Promise<void> {
     const now = Date.now();
     for (const hash of this.resubmittedAt.keys()) if (!pending.has(hash)) this.resubmittedAt.delete(hash);
     for (const [hash, record] of pending) {
       if (record.signed === undefined || record.death <= head + 1) continue;
-      if (now - (record.recordedAt ?? 0) < this.leaseMs || now - (this.resubmittedAt.get(hash) ?? 0) < this.leaseMs)
-        continue;
-      if ((await this.redis.exists(this.leaseKey(hash))) === 1) continue;
+      const after = this.resubmitAfterMs;
+      if (now - (record.recordedAt ?? 0) < after || now - (this.resubmittedAt.get(hash) ?? 0) < after) continue;
       this.resubmittedAt.set(hash, now);
       const result = await this.submitAgain(record.signed);
       this.resubmissions?.inc({ result: result.result });

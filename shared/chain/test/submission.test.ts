@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import {
   CapacitySubmitter,
   NonceManager,
+  RecordTooLateError,
   ScanPositionMovedError,
   SubmissionError,
   TransactionSettledError,
@@ -129,12 +130,13 @@ describe('capacity submission and transaction tracking', () => {
     expect(messages.content.length).toBe(3);
   });
 
-  it('submits again a recorded transaction its submitter let go of, once its lease lapsed, and only then', async () => {
+  it('submits again a recorded transaction its submitter let go of, once it is old enough, and only then', async () => {
     const metrics = new Registry();
     const scanner = new TransactionTracker(chain.api, redis(), {
       prefix: 'gw',
       onOutcome: async (outcome) => void outcomes.push(outcome),
-      submissionLeaseMs: 1_500,
+      recordWithinMs: 1_000,
+      resubmitAfterMs: 1_500,
       metrics,
     });
     const resubmitted = async (result: string) =>
@@ -143,7 +145,7 @@ describe('capacity submission and transaction tracking', () => {
       )?.value ?? 0;
     const signed = await submitter.sign([ipfsMessage()]);
     await scanner.record(signed, ['publish:8']);
-    // The submitter died here, before submitting. While its lease holds, the scan leaves the transaction to it.
+    // The submitter died here, before submitting. While it might still be at work, the scan leaves it alone.
     await scanner.scanOnce();
     expect(await resubmitted('submitted')).toBe(0);
     // Then the scan submits the recorded bytes (this devchain seals a block for them at once), once.
@@ -156,6 +158,26 @@ describe('capacity submission and transaction tracking', () => {
       expect.objectContaining({ txHash: signed.hash, status: 'succeeded', jobs: ['publish:8'] }),
     ]);
     expect(await resubmitted('submitted')).toBe(1);
+  });
+
+  it('refuses to let a record held back past its deadline be submitted, and keeps it for the scan', async () => {
+    const scanner = new TransactionTracker(chain.api, redis(), {
+      prefix: 'late',
+      onOutcome: async () => undefined,
+      recordWithinMs: 200,
+      resubmitAfterMs: 1_000,
+    });
+    const signed = await submitter.sign([ipfsMessage()]);
+    // Redis holds every write back for 600 ms (as while a replica is promoted): the write lands, too late.
+    await redis().call('CLIENT', 'PAUSE', '600', 'WRITE');
+    await expect(scanner.record(signed, ['publish:10'])).rejects.toThrow(RecordTooLateError);
+    expect(await scanner.pendingCount()).toBe(1);
+    // The submitter does not submit: the scan does, once the record is old enough (and the nonce is filled).
+    await waitUntil(
+      async () => (await scanner.scanOnce()) >= 0 && (await scanner.pendingCount()) === 0,
+      10_000,
+      'the scan to submit and settle the late record',
+    );
   });
 
   it('never records a settled transaction again, nor the writes that come with it', async () => {

@@ -1,6 +1,7 @@
 import {
   accountCalls,
   CapacityShortError,
+  RecordTooLateError,
   SubmissionError,
   TransactionSettledError,
   UserTransactionError,
@@ -104,10 +105,10 @@ export class AccountTransactions {
       logger.info({ jobId: job.id, referenceId, txHash: transaction.hash }, 'transaction submitted');
       return { txHash: transaction.hash };
     } catch (error) {
-      // Run twice at once (a Redis failover let another worker take the job): the other run's transaction, or
-      // the tracker's resubmission of it, already has its outcome, and the request was told.
-      if (error instanceof TransactionSettledError) {
-        logger.info({ jobId: job.id, referenceId, txHash: error.txHash }, 'already settled; not submitted again');
+      // Recorded too late to submit now (Redis away: the tracker's scan submits it), or run twice at once (a
+      // Redis failover let another worker take the job) and already settled: the tracker tells the request.
+      if (error instanceof RecordTooLateError || error instanceof TransactionSettledError) {
+        logger.info({ jobId: job.id, referenceId, txHash: error.txHash, reason: error.name }, 'left to the tracker');
         return { txHash: error.txHash, resumed: true };
       }
       // Refused by the node: that transaction will never be included, so forget it. A dropped connection

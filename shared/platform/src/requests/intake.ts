@@ -186,7 +186,7 @@ export class Intake {
     );
     // A connection lost between the script and WAIT may have taken the writes with the old primary, and WAIT on
     // its successor answers at once: the mark catches that.
-    if (this.replicatedWrites) await this.replicatedWrites.confirm(mark as number);
+    if (mark !== undefined) await this.replicatedWrites?.confirm(mark);
     return records.map(({ outcome, state }, index) => ({
       ok: true,
       value: { referenceId: (items[index] as Submitted).entry.referenceId, fresh: outcome !== 'existing', state },

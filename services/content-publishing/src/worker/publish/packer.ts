@@ -1,4 +1,10 @@
-import { SubmissionError, type CapacitySubmitter, type SignedTransaction } from '@frequency-gateway/chain';
+import {
+  RecordTooLateError,
+  SubmissionError,
+  TransactionSettledError,
+  type CapacitySubmitter,
+  type SignedTransaction,
+} from '@frequency-gateway/chain';
 import type { Logger } from '@frequency-gateway/platform';
 import type { Counter, Histogram } from 'prom-client';
 import { nextPack, sendsAtOnce, type ParcelShape } from './packing.js';
@@ -98,6 +104,9 @@ export class Packer {
       callsPerTransaction.observe(calls.length);
       for (const entry of pack) entry.resolve(transaction);
     } catch (error) {
+      // Recorded too late to submit now (Redis away: the tracker's scan submits it), or settled already (this
+      // batch was packed twice at once): its fate is the tracker's.
+      if (error instanceof RecordTooLateError || error instanceof TransactionSettledError) recorded = error.txHash;
       // A refusal by the node is final for that transaction: forget it, so its messages go again. Anything
       // else (a dropped connection) leaves its fate unknown: it stays recorded and the tracker settles it.
       const refused = error instanceof SubmissionError && error.kind !== 'rpc';
