@@ -33,7 +33,7 @@ const MAX_IN_FLIGHT = 256;
 const MiB = 1024 * 1024;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const line = (name: string, value: string) => say(`${name.padEnd(58)}${value}`);
+const line = (name: string, value: string) => say(`${name.padEnd(57)} ${value}`);
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,7 +56,7 @@ const rssOf = (pid: number) => {
 /** The V8 heap a component has in use (prom-client's nodejs_heap_size_used_bytes), or NaN if it did not answer. */
 const heapOf = async (url: string) => {
   const text = await (await fetch(`${url}/metrics`)).text().catch(() => '');
-  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+  return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
 };
 /** The lowest value of each full window after `from` (minutes), at the window's middle: what stays after GC. */
 const floors = (points: [number, number][], from: number, windowMinutes: number) => {
