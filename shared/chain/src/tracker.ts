@@ -109,6 +109,8 @@ interface PendingRecord {
    * died, or lost Redis, between recording and submitting). Absent in records written before it was kept.
    */
   signed?: string;
+  /** Its signer's address (absent with `signed` in older records). */
+  signer?: string;
   /** When the transaction was first recorded (ms); with tracing on, the start of its finalization span. */
   recordedAt?: number;
   /** With tracing on: the span that submitted it. */
@@ -260,6 +262,7 @@ export class TransactionTracker {
       death: transaction.death,
       nonce: transaction.nonce,
       signed: transaction.extrinsic.toHex(),
+      signer: transaction.extrinsic.signer.toString(),
       recordedAt: Date.now(),
       // The finalization span continues the submitter's trace, in whichever replica scans the block.
       ...(trace ? { trace } : {}),
@@ -373,20 +376,30 @@ export class TransactionTracker {
   }
 
   /**
-   * Submits again, byte for byte, each recorded transaction older than `resubmitAfterMs` that is in no scanned
-   * block and whose era is still open: its submitter died, or lost Redis, between recording it and submitting it,
-   * and left alone it would expire. Sending the same bytes again is harmless: a pool that has them, or a nonce
-   * already used, refuses them. Each is tried once per `resubmitAfterMs`.
+   * Submits again, byte for byte, each recorded transaction older than `resubmitAfterMs`, whose era is still open
+   * and whose nonce the node does not count as taken (`system_accountNextIndex`, which counts the pool's ready
+   * transactions): its submitter died, or lost Redis, between recording it and submitting it, and left alone it
+   * would expire. One in the pool, in a block not yet finalized, or whose nonce another transaction took is left
+   * to the scan. Sending the same bytes again is harmless anyway: a pool that has them, or a nonce already used,
+   * refuses them. Each is tried once per `resubmitAfterMs`.
    */
   private async resubmitAbandoned(pending: Map<string, PendingRecord>, head: number): Promise<void> {
     const now = Date.now();
+    const after = this.resubmitAfterMs;
+    const nextIndex = new Map<string, Promise<number>>();
     for (const hash of this.resubmittedAt.keys()) if (!pending.has(hash)) this.resubmittedAt.delete(hash);
     for (const [hash, record] of pending) {
-      if (record.signed === undefined || record.death <= head + 1) continue;
-      const after = this.resubmitAfterMs;
+      const { signed, signer } = record;
+      if (signed === undefined || signer === undefined || record.death <= head + 1) continue;
       if (now - (record.recordedAt ?? 0) < after || now - (this.resubmittedAt.get(hash) ?? 0) < after) continue;
+      if (!nextIndex.has(signer))
+        nextIndex.set(
+          signer,
+          this.api.rpc.system.accountNextIndex(signer).then((index) => index.toNumber()),
+        );
+      if ((await nextIndex.get(signer)!) > record.nonce) continue;
       this.resubmittedAt.set(hash, now);
-      const result = await this.submitAgain(record.signed);
+      const result = await this.submitAgain(signed);
       this.resubmissions?.inc({ result: result.result });
       const log = { txHash: hash, nonce: record.nonce, result: result.result, reason: result.reason };
       if (result.result === 'submitted') this.options.logger?.info(log, 'abandoned transaction submitted again');

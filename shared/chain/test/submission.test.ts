@@ -160,6 +160,38 @@ describe('capacity submission and transaction tracking', () => {
     expect(await resubmitted('submitted')).toBe(1);
   });
 
+  it('leaves a recorded transaction whose nonce another one took to expire, never submitting it again', async () => {
+    const metrics = new Registry();
+    const scanner = new TransactionTracker(chain.api, redis(), {
+      prefix: 'taken',
+      onOutcome: async (outcome) => void outcomes.push(outcome),
+      recordWithinMs: 200,
+      resubmitAfterMs: 300,
+      metrics,
+    });
+    // Recorded and never submitted; then its nonce goes to another transaction (a refilled gap), which lands.
+    const abandoned = await submitter.sign([ipfsMessage()]);
+    const recordedAt = Date.now();
+    await scanner.record(abandoned, ['publish:11']);
+    const alice = await loadProviderKey('//Alice');
+    const refiller = new CapacitySubmitter(
+      chain.api,
+      alice,
+      new NonceManager(redis(), chain.api, alice.address, { prefix: 'taken' }),
+      { eraPeriod: 4 },
+    );
+    const other = await refiller.submit([ipfsMessage()]);
+    expect(other.nonce).toBe(abandoned.nonce);
+    // Old enough to be submitted again, but the node counts its nonce as taken: the scan leaves it alone.
+    await waitUntil(async () => Date.now() - recordedAt > 300, 5_000, 'the record to age past resubmitAfterMs');
+    await scanner.scanOnce();
+    const resubmissions = (await metrics.getSingleMetric('chain_transactions_resubmitted_total')!.get()).values;
+    expect(resubmissions.reduce((sum, value) => sum + value.value, 0)).toBe(0);
+    await tick(chain, abandoned.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
+    await scanner.scanOnce();
+    expect(outcomes).toEqual([expect.objectContaining({ txHash: abandoned.hash, status: 'expired' })]);
+  });
+
   it('refuses to let a record held back past its deadline be submitted, and keeps it for the scan', async () => {
     const scanner = new TransactionTracker(chain.api, redis(), {
       prefix: 'late',
