@@ -47,7 +47,7 @@ build: node_modules/.package-lock.json ## Compile every package to dist/ (what t
 bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines; install-to-Ready and save-to-serving in the local cluster)
 	npm run bench --workspaces --if-present
 
-bench-soak: ## The long benchmark: the whole gateway for BENCH_SOAK_MINUTES (30) at half its intake saturation on 6-second blocks (RSS slopes, Redis memory and keys, p99 to finalized)
+bench-soak: ## The long benchmark: the whole gateway for BENCH_SOAK_MINUTES (30) at half its intake saturation on 6-second blocks (memory slopes through 5-minute floors, Redis memory and keys, p99 to finalized)
 	npm run bench:soak -w e2e
 
 IMAGE ?= frequency-gateway:dev
