@@ -15,6 +15,7 @@ import {
   submissionError,
   alreadyImported,
   type ChainConnection,
+  type TrackerOptions,
   type TransactionOutcome,
 } from '../src/index.js';
 import { startTestStack, tick, type TestStack } from './support/stack.js';
@@ -27,21 +28,28 @@ describe('capacity submission and transaction tracking', () => {
   let submitter: CapacitySubmitter;
   const redis = () => stack.redis();
   const outcomes: TransactionOutcome[] = [];
-  const tracker = (prefix = 'gw') =>
-    new TransactionTracker(chain.api, redis(), { prefix, onOutcome: async (outcome) => void outcomes.push(outcome) });
+  const tracker = (prefix = 'gw', options: Partial<TrackerOptions> = {}) =>
+    new TransactionTracker(chain.api, redis(), {
+      prefix,
+      onOutcome: async (outcome) => void outcomes.push(outcome),
+      ...options,
+    });
+  /** How many abandoned transactions a tracker with `metrics` submitted again with `result` (all, without). */
+  const resubmitted = async (metrics: Registry, result?: string) =>
+    (await metrics.getSingleMetric('chain_transactions_resubmitted_total')!.get()).values
+      .filter((value) => result === undefined || value.labels.result === result)
+      .reduce((sum, value) => sum + value.value, 0);
   const ipfsMessage = (schemaId = 17) => chain.api.tx.messages.addIpfsMessage(schemaId, CID, 100).method as Call;
+  /** A submitter of `seed`'s key, counting its nonces under `prefix`, on 4-block eras. */
+  const submitterOf = async (seed: string, prefix: string) => {
+    const key = await loadProviderKey(seed);
+    const nonces = new NonceManager(redis(), chain.api, key.address, { prefix });
+    return new CapacitySubmitter(chain.api, key, nonces, { eraPeriod: 4 });
+  };
   beforeAll(async () => {
     stack = await startTestStack();
     chain = stack.chain;
-    const key = await loadProviderKey('//Alice');
-    submitter = new CapacitySubmitter(
-      chain.api,
-      key,
-      new NonceManager(redis(), chain.api, key.address, { prefix: 'gw' }),
-      {
-        eraPeriod: 4,
-      },
-    );
+    submitter = await submitterOf('//Alice', 'gw');
   });
   afterAll(async () => stack?.close());
   beforeEach(() => (outcomes.length = 0));
@@ -95,13 +103,7 @@ describe('capacity submission and transaction tracking', () => {
     const scanner = tracker();
     // Recorded, then the process "crashed" before submitting it. (Another key, so that the nonce it took does
     // not hold back the provider's later transactions in this suite.)
-    const charlie = await loadProviderKey('//Charlie');
-    const other = new CapacitySubmitter(
-      chain.api,
-      charlie,
-      new NonceManager(redis(), chain.api, charlie.address, { prefix: 'gw' }),
-      { eraPeriod: 4 },
-    );
+    const other = await submitterOf('//Charlie', 'gw');
     const signed = await other.sign([ipfsMessage()]);
     await scanner.record(signed, ['publish:4']);
     await tick(chain, signed.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
@@ -132,22 +134,12 @@ describe('capacity submission and transaction tracking', () => {
 
   it('submits again a recorded transaction its submitter let go of, once it is old enough, and only then', async () => {
     const metrics = new Registry();
-    const scanner = new TransactionTracker(chain.api, redis(), {
-      prefix: 'gw',
-      onOutcome: async (outcome) => void outcomes.push(outcome),
-      recordWithinMs: 1_000,
-      resubmitAfterMs: 1_500,
-      metrics,
-    });
-    const resubmitted = async (result: string) =>
-      (await metrics.getSingleMetric('chain_transactions_resubmitted_total')!.get()).values.find(
-        (value) => value.labels.result === result,
-      )?.value ?? 0;
+    const scanner = tracker('gw', { recordWithinMs: 1_000, resubmitAfterMs: 1_500, metrics });
     const signed = await submitter.sign([ipfsMessage()]);
     await scanner.record(signed, ['publish:8']);
     // The submitter died here, before submitting. While it might still be at work, the scan leaves it alone.
     await scanner.scanOnce();
-    expect(await resubmitted('submitted')).toBe(0);
+    expect(await resubmitted(metrics, 'submitted')).toBe(0);
     // Then the scan submits the recorded bytes (this devchain seals a block for them at once), once.
     await waitUntil(
       async () => (await scanner.scanOnce()) >= 0 && outcomes.length > 0,
@@ -157,48 +149,29 @@ describe('capacity submission and transaction tracking', () => {
     expect(outcomes).toEqual([
       expect.objectContaining({ txHash: signed.hash, status: 'succeeded', jobs: ['publish:8'] }),
     ]);
-    expect(await resubmitted('submitted')).toBe(1);
+    expect(await resubmitted(metrics, 'submitted')).toBe(1);
   });
 
   it('leaves a recorded transaction whose nonce another one took to expire, never submitting it again', async () => {
     const metrics = new Registry();
-    const scanner = new TransactionTracker(chain.api, redis(), {
-      prefix: 'taken',
-      onOutcome: async (outcome) => void outcomes.push(outcome),
-      recordWithinMs: 200,
-      resubmitAfterMs: 300,
-      metrics,
-    });
+    const scanner = tracker('taken', { recordWithinMs: 200, resubmitAfterMs: 300, metrics });
     // Recorded and never submitted; then its nonce goes to another transaction (a refilled gap), which lands.
     const abandoned = await submitter.sign([ipfsMessage()]);
     const recordedAt = Date.now();
     await scanner.record(abandoned, ['publish:11']);
-    const alice = await loadProviderKey('//Alice');
-    const refiller = new CapacitySubmitter(
-      chain.api,
-      alice,
-      new NonceManager(redis(), chain.api, alice.address, { prefix: 'taken' }),
-      { eraPeriod: 4 },
-    );
-    const other = await refiller.submit([ipfsMessage()]);
+    const other = await (await submitterOf('//Alice', 'taken')).submit([ipfsMessage()]);
     expect(other.nonce).toBe(abandoned.nonce);
     // Old enough to be submitted again, but the node counts its nonce as taken: the scan leaves it alone.
     await waitUntil(async () => Date.now() - recordedAt > 300, 5_000, 'the record to age past resubmitAfterMs');
     await scanner.scanOnce();
-    const resubmissions = (await metrics.getSingleMetric('chain_transactions_resubmitted_total')!.get()).values;
-    expect(resubmissions.reduce((sum, value) => sum + value.value, 0)).toBe(0);
+    expect(await resubmitted(metrics)).toBe(0);
     await tick(chain, abandoned.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
     await scanner.scanOnce();
     expect(outcomes).toEqual([expect.objectContaining({ txHash: abandoned.hash, status: 'expired' })]);
   });
 
   it('refuses to let a record held back past its deadline be submitted, and keeps it for the scan', async () => {
-    const scanner = new TransactionTracker(chain.api, redis(), {
-      prefix: 'late',
-      onOutcome: async () => undefined,
-      recordWithinMs: 200,
-      resubmitAfterMs: 1_000,
-    });
+    const scanner = tracker('late', { recordWithinMs: 200, resubmitAfterMs: 1_000 });
     const signed = await submitter.sign([ipfsMessage()]);
     // Redis holds every write back for 600 ms (as while a replica is promoted): the write lands, too late.
     await redis().call('CLIENT', 'PAUSE', '600', 'WRITE');
