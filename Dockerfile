@@ -15,7 +15,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && cp --parents package.json package-lock.json shared/*/package.json services/*/package.json \
-      e2e/package.json tools/package.json /manifests/
+      dev/devchain/package.json dev/devstack/package.json e2e/package.json tools/package.json /manifests/
 
 # Every dependency and the TypeScript sources; compiles each package to its dist/.
 # Install scripts stay off, as in the repository (package.json "allowScripts"): nothing the gateway runs needs one.
@@ -28,7 +28,7 @@ COPY . .
 # once take turns on it.
 RUN --mount=type=cache,id=frequency-gateway-tsc,target=/tsc-cache,sharing=locked tools/build-with-cache /tsc-cache \
  && mkdir /out \
- && cp --parents -r bin shared/*/dist services/*/dist shared/devchain/runtime /out/ \
+ && cp --parents -r bin shared/*/dist services/*/dist dev/devchain/dist dev/devchain/runtime /out/ \
  && find /out -name '*.d.ts' -delete -o -name '*.d.ts.map' -delete
 
 # Production dependencies only. The workspace packages are still linked into node_modules (they are the root's

@@ -52,37 +52,37 @@ bench-soak: ## The long benchmark: the whole gateway for BENCH_SOAK_MINUTES (30)
 
 IMAGE ?= frequency-gateway:dev
 image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev) with the project's dockerd (root) or DOCKER_HOST
-	tools/images/gateway $(IMAGE)
+	dev/images/gateway $(IMAGE)
 
 images: image ## The gateway image and the Redis and Kubo stand-ins, loaded into the local cluster when it is up (root)
-	tools/images/standins
+	dev/images/standins
 	@if [ -S /run/frequency-gateway-cluster/containerd.sock ]; then \
-	  tools/images/load $(IMAGE) redis:7.4-alpine ipfs/kubo:v0.43.0; \
+	  dev/images/load $(IMAGE) redis:7.4-alpine ipfs/kubo:v0.43.0; \
 	else echo "images: the local cluster is not up; make cluster, then make images, loads them"; fi
 
-cluster: ## Build (once, cached) and start the local one-node Kubernetes (root); tools/cluster/kubectl talks to it
-	tools/cluster/build
-	tools/cluster/up
+cluster: ## Build (once, cached) and start the local one-node Kubernetes (root); dev/cluster/kubectl talks to it
+	dev/cluster/build
+	dev/cluster/up
 
-cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; tools/cluster/down --purge forgets it)
-	tools/cluster/down
+cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; dev/cluster/down --purge forgets it)
+	dev/cluster/down
 
-test-skaffold: node_modules/.package-lock.json ## tools/skaffold dev in the local cluster: deploys, forwards, redeploys a saved change (save-to-serving printed; root)
+test-skaffold: node_modules/.package-lock.json ## dev/cluster/skaffold dev in the local cluster: deploys, forwards, redeploys a saved change (save-to-serving printed; root)
 	tools/install-skaffold
 	npm test -- --selectProjects skaffold --runInBand
 
 test-keda: node_modules/.package-lock.json tools ## KEDA scales a worker on its backlog in the local cluster, up and back down (timings printed; root)
-	tools/cluster/autoscaling
+	dev/cluster/autoscaling
 	npm test -- --selectProjects keda --runInBand
 
-skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `tools/skaffold dev`
+skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `dev/cluster/skaffold dev`
 	tools/install-skaffold
 
 monitoring: ## Prometheus and prometheus-operator in the local cluster, scraping the chart's ServiceMonitors (root)
-	tools/cluster/monitoring
+	dev/cluster/monitoring
 
 keda: ## KEDA (operator and metrics API server, built from its Go module) in the local cluster, for the chart's ScaledObjects (root)
-	tools/cluster/autoscaling
+	dev/cluster/autoscaling
 
 image-check: build ## Without Docker: the image's production layout (npm ci --omit=dev, dist/) starts every component
 	tools/image-smoke
@@ -92,5 +92,5 @@ docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md and th
 	npm run docs:chart
 
 clean: ## Remove build output and local dev state
-	rm -rf shared/*/dist services/*/dist .dev
+	rm -rf shared/*/dist services/*/dist dev/*/dist .dev
 	find . -name '*.tsbuildinfo' -not -path './node_modules/*' -delete

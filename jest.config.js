@@ -59,8 +59,8 @@ function selectsProject(name) {
 export default {
   projects: [
     project('platform', '<rootDir>/shared/platform'),
-    project('devstack', '<rootDir>/shared/devstack'),
-    project('devchain', '<rootDir>/shared/devchain'),
+    project('devstack', '<rootDir>/dev/devstack'),
+    project('devchain', '<rootDir>/dev/devchain'),
     project('chain', '<rootDir>/shared/chain'),
     project('storage', '<rootDir>/shared/storage'),
     project('webhooks', '<rootDir>/shared/webhooks'),
@@ -68,6 +68,7 @@ export default {
     project('account', '<rootDir>/services/account'),
     project('content-publishing', '<rootDir>/services/content-publishing'),
     project('content-watcher', '<rootDir>/services/content-watcher'),
+    project('chart', '<rootDir>/charts/test'),
     project('tools', '<rootDir>/tools'),
     project('e2e', '<rootDir>/e2e', {
       testPathIgnorePatterns: [
@@ -86,7 +87,7 @@ export default {
     // Suites against the local Kubernetes cluster (make cluster, root): only when asked for by name,
     // `make test-cluster`, as they need the cluster and take minutes.
     ...(selectsProject('cluster') ? [project('cluster', '<rootDir>/e2e/cluster')] : []),
-    // `tools/skaffold dev` in the local cluster, save to serving: `make test-skaffold` (skaffold's cold Go build is
+    // `dev/cluster/skaffold dev` in the local cluster, save to serving: `make test-skaffold` (skaffold's cold Go build is
     // long, so CI leaves it to the developers' machines; see README.md "In Kubernetes").
     ...(selectsProject('skaffold') ? [project('skaffold', '<rootDir>/e2e/skaffold')] : []),
     // KEDA scaling a worker in the local cluster: `make test-keda` (KEDA's cold Go build is long too; same README

@@ -1,4 +1,4 @@
-// `make bench`: the chart's install-to-Ready time in the project's local Kubernetes (tools/cluster), measured when that
+// `make bench`: the chart's install-to-Ready time in the project's local Kubernetes (dev/cluster), measured when that
 // cluster is up and this runs as root; otherwise it says why nothing was measured (the benchmarks never start a
 // cluster of their own). One release of charts/frequency-gateway as the cluster suites install it (in-cluster devchain,
 // Redis and IPFS on volumes) in a namespace of its own, from `helm install` to every pod Ready, then removed.

@@ -1,4 +1,4 @@
-// `make bench`: the developer's loop with `skaffold dev` on the project's local Kubernetes (tools/cluster): start to
+// `make bench`: the developer's loop with `skaffold dev` on the project's local Kubernetes (dev/cluster): start to
 // serving, and a saved source change to serving from the redeployed api, with where the time went. Measured when
 // that cluster is up, skaffold is built (make skaffold) and this runs as root; otherwise it says why nothing was
 // measured (the benchmarks never start a cluster or build skaffold of their own).

@@ -1,4 +1,4 @@
-// The chart for real: one release of charts/frequency-gateway in the project's local Kubernetes (tools/cluster), in a
+// The chart for real: one release of charts/frequency-gateway in the project's local Kubernetes (dev/cluster), in a
 // namespace enforcing the restricted Pod Security Standard, with the image built from the Dockerfile, the in-cluster
 // devchain and the bundled Redis and IPFS on volumes. The suites share that release and run in this order, each
 // leaving it as the next expects: install, helm test, journeys, leader election, a worker killed under load, a

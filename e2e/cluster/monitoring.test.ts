@@ -1,4 +1,4 @@
-// The chart's ServiceMonitors scraped by a real Prometheus (prometheus-operator, tools/cluster/monitoring) in the
+// The chart's ServiceMonitors scraped by a real Prometheus (prometheus-operator, dev/cluster/monitoring) in the
 // local cluster: the chart installed with `metrics.serviceMonitor.enabled=true` in a namespace of its own, every
 // component's target must be `up`, and after two broadcasts the gateway's own metrics must say what happened:
 // requests accepted, queue depth by queue and state, webhooks delivered (to a receiver Pod in the namespace).
@@ -37,7 +37,7 @@ const FULLNAME = `${RELEASE}-frequency-gateway`;
 const COMPONENTS = GATEWAY_COMPONENTS.map(([service, role]) => `${service}-${role}`);
 const BROADCASTS = 2;
 // The chain alert's `for` in this suite (a value of the chart), and the Prometheus' evaluation interval
-// (tools/cluster/monitoring.yaml).
+// (dev/cluster/monitoring.yaml).
 const CHAIN_ALERT_FOR_SECONDS = 30;
 const EVALUATION_INTERVAL_SECONDS = 5;
 // The image built from this working tree, under a tag of this suite's own (the cluster and dockerd are shared).
@@ -107,7 +107,7 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
   beforeAll(async () => {
     await requireLocalCluster();
     // Prometheus and the operator (built when missing), and the gateway image with the Redis and Kubo stand-ins.
-    await runCommand(`${REPOSITORY_ROOT}tools/cluster/monitoring`, [], { cwd: REPOSITORY_ROOT });
+    await runCommand(`${REPOSITORY_ROOT}dev/cluster/monitoring`, [], { cwd: REPOSITORY_ROOT });
     await runCommand('make', ['--no-print-directory', 'images', `IMAGE=${IMAGE_REPOSITORY}:${IMAGE_TAG}`], {
       cwd: REPOSITORY_ROOT,
     });

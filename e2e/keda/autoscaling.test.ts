@@ -1,6 +1,6 @@
-// Queue-driven autoscaling for real: KEDA (tools/cluster/autoscaling, built from its Go module) scales the
+// Queue-driven autoscaling for real: KEDA (dev/cluster/autoscaling, built from its Go module) scales the
 // content-publishing worker on its service's backlog, as the chart's ScaledObject reads it from the cluster's
-// Prometheus (tools/cluster/monitoring, scraping the chart's ServiceMonitors). The chart is installed in a namespace
+// Prometheus (dev/cluster/monitoring, scraping the chart's ServiceMonitors). The chart is installed in a namespace
 // of its own with the worker's ScaledObject on. KEDA is paused at 0 replicas of the worker while broadcasts are
 // posted (the worker consumes nothing, so the whole backlog waits); on resuming, KEDA starts the worker, the backlog
 // shows in Prometheus, and the HPA that KEDA made raises the worker to its maximum; once the backlog is gone it goes
@@ -124,8 +124,8 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
     checkPrerequisites();
     await clusterUp();
     // Prometheus and KEDA (each built when missing, cached after), and the gateway image.
-    await must(`${REPOSITORY}tools/cluster/monitoring`, [], { timeoutMs: 60 * 60_000 });
-    await must(`${REPOSITORY}tools/cluster/autoscaling`, [], { timeoutMs: 60 * 60_000 });
+    await must(`${REPOSITORY}dev/cluster/monitoring`, [], { timeoutMs: 60 * 60_000 });
+    await must(`${REPOSITORY}dev/cluster/autoscaling`, [], { timeoutMs: 60 * 60_000 });
     const image = await prepareImages();
     kube = await KubeApi.connect();
     release = new GatewayRelease(kube, `fg-e2e-keda-${randomBytes(3).toString('hex')}`, image);

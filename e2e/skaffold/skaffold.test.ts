@@ -1,4 +1,4 @@
-// `skaffold dev` against the local cluster, as a developer runs it (tools/skaffold dev at the repository root): it
+// `skaffold dev` against the local cluster, as a developer runs it (dev/cluster/skaffold dev at the repository root): it
 // must build the image, install the chart with the dev profile, forward the three apis to loopback, and after a
 // saved source change serve the change from a redeployed api (src/cluster/saveToServing.ts runs the loop). Prints
 // the time from save to serving, with where it went.

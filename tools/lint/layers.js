@@ -36,10 +36,12 @@ export const PACKAGES = {
     service: true,
   },
   // Its SIWF signer (a user's wallet, for the tests of account and e2e) signs over shared/chain's payload codecs.
-  devstack: { dir: 'shared/devstack', production: false, uses: ['chain'] },
+  devstack: { dir: 'dev/devstack', production: false, uses: ['chain'] },
   // Its tests wait with devstack's polling helper.
-  devchain: { dir: 'shared/devchain', production: false, uses: ['chain', 'devstack'] },
+  devchain: { dir: 'dev/devchain', production: false, uses: ['chain', 'devstack'] },
   e2e: { dir: 'e2e', production: false, uses: ['chain', 'webhooks', 'devstack', 'devchain'] },
+  // The chart's own tests: they render it with Helm and compare it with every component's definition.
+  chart: { dir: 'charts/test', production: false, uses: ['platform', 'devstack', 'tools'] },
   tools: {
     dir: 'tools',
     production: false,

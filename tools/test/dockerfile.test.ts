@@ -177,9 +177,10 @@ describe('bin/gateway.js', () => {
       ...readFileSync(join(root, 'bin/gateway.js'), 'utf8').matchAll(/'(@frequency-gateway\/[^/']+)\/([^']+)'/g),
     ];
     expect(entries).toHaveLength(6);
-    const workspaces = ['shared', 'services'].flatMap((dir) =>
-      readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
-    );
+    const workspaces = [
+      ...['shared', 'services'].flatMap((dir) => readdirSync(join(root, dir)).map((name) => join(root, dir, name))),
+      join(root, 'dev/devchain'),
+    ];
     for (const [, name, subpath] of entries) {
       const folder = workspaces.find(
         (w) => JSON.parse(readFileSync(join(w, 'package.json'), 'utf8')).name === name,

@@ -9,10 +9,11 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readJson = (path: string) => JSON.parse(readFileSync(join(root, path), 'utf8'));
 
-/** The packages whose src/ runs in the image: every shared/* and services/* workspace. */
-const productionPackages = ['shared', 'services'].flatMap((dir) =>
-  readdirSync(join(root, dir)).map((name) => `${dir}/${name}`),
-);
+/** The packages whose src/ runs in the image: every shared/* and services/* workspace, and the devchain. */
+const productionPackages = [
+  ...['shared', 'services'].flatMap((dir) => readdirSync(join(root, dir)).map((name) => `${dir}/${name}`)),
+  'dev/devchain',
+];
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
@@ -70,7 +71,7 @@ const runtimeImports = productionPackages.map((folder) => ({
 
 describe('runtime dependencies of the production packages', () => {
   it('finds what the code imports (the scan itself works)', () => {
-    const devchain = runtimeImports.find((p) => p.folder === 'shared/devchain');
+    const devchain = runtimeImports.find((p) => p.folder === 'dev/devchain');
     // a static import, a require.resolve and a createRequire(...).resolve
     expect(devchain?.imported).toEqual(expect.arrayContaining(['ws', '@dsnp/schemas', '@frequency-chain/api-augment']));
   });

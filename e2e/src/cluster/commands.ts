@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findTool } from '@frequency-gateway/devstack';
 
-/** The repository's root: the cluster scripts (tools/cluster, tools/images) and the chart live under it. */
+/** The repository's root: the cluster scripts (dev/cluster, dev/images) and the chart live under it. */
 export const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 export const CHART = `${REPOSITORY}charts/frequency-gateway`;
-/** The local cluster's kubectl on its kubeconfig (tools/cluster/kubectl). */
-export const KUBECTL = `${REPOSITORY}tools/cluster/kubectl`;
+/** The local cluster's kubectl on its kubeconfig (dev/cluster/kubectl). */
+export const KUBECTL = `${REPOSITORY}dev/cluster/kubectl`;
 
 export interface CommandResult {
   code: number | null;
@@ -66,16 +66,16 @@ export const kubectl = (args: string[], options: CommandOptions = {}) => must(KU
 
 const settings = new Map<string, string>();
 
-/** A setting of the local cluster's scripts (tools/cluster/lib.sh), e.g. CLUSTER_KUBECONFIG, as they compute it. */
+/** A setting of the local cluster's scripts (dev/cluster/lib.sh), e.g. CLUSTER_KUBECONFIG, as they compute it. */
 export async function clusterSetting(name: string): Promise<string> {
   const known = settings.get(name);
   if (known) return known;
-  const value = (await must('bash', ['-c', `source tools/cluster/lib.sh && printf %s "$${name}"`])).trim();
-  if (!value) throw new Error(`tools/cluster/lib.sh sets no ${name}`);
+  const value = (await must('bash', ['-c', `source dev/cluster/lib.sh && printf %s "$${name}"`])).trim();
+  if (!value) throw new Error(`dev/cluster/lib.sh sets no ${name}`);
   settings.set(name, value);
   return value;
 }
 
 /** Runs `ctr` on the local cluster's containerd, in the namespace of its Kubernetes images (lib.sh's ctr_cluster). */
 export const ctrCluster = (args: string[]) =>
-  run('bash', ['-c', 'source tools/cluster/lib.sh && ctr_cluster "$@"', 'ctr_cluster', ...args]);
+  run('bash', ['-c', 'source dev/cluster/lib.sh && ctr_cluster "$@"', 'ctr_cluster', ...args]);

@@ -1,4 +1,4 @@
-// The project's local cluster (tools/cluster, `make cluster`) as the cluster suites use it: its kubectl, a
+// The project's local cluster (dev/cluster, `make cluster`) as the cluster suites use it: its kubectl, a
 // namespace of each suite's own, port-forwards to loopback. Every request a suite makes goes to 127.0.0.1; what it
 // asks of the cluster goes through the API server, as kubectl does.
 import { spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { waitUntil } from '@frequency-gateway/devstack';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const KUBECTL = `${REPOSITORY_ROOT}tools/cluster/kubectl`;
+const KUBECTL = `${REPOSITORY_ROOT}dev/cluster/kubectl`;
 
 export interface CommandOptions {
   cwd?: string;

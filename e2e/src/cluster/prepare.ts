@@ -4,7 +4,7 @@ import { findExecutable, findTool } from '@frequency-gateway/devstack';
 import { DOCKER, executable } from '../containers/docker.js';
 import { ctrCluster, helmBinary, must, REPOSITORY, run } from './commands.js';
 
-/** The project's own dockerd, which tools/images starts when DOCKER_HOST is not set. */
+/** The project's own dockerd, which dev/images starts when DOCKER_HOST is not set. */
 const PROJECT_DOCKER_HOST = 'unix:///run/frequency-gateway-docker.sock';
 /** The name `make images` builds and loads; each run then uses the content tag of what it built. */
 const BUILD_NAME = 'frequency-gateway:cluster-e2e';
@@ -35,12 +35,12 @@ export function missingPrerequisites(): string[] {
   for (const binary of ['kube-apiserver', 'kubelet', 'kubectl', 'etcd'])
     if (!executable(join(clusterBin, binary)))
       missing.push(
-        `${clusterBin}/${binary}: run \`tools/cluster/build\` (or \`make cluster\`; ~30 min cold, cached after)`,
+        `${clusterBin}/${binary}: run \`dev/cluster/build\` (or \`make cluster\`; ~30 min cold, cached after)`,
       );
   if (!executable(DOCKER) || !executable('/usr/sbin/dockerd'))
-    missing.push(`${DOCKER} and /usr/sbin/dockerd (Debian's docker.io): run \`tools/cluster/install-packages\``);
+    missing.push(`${DOCKER} and /usr/sbin/dockerd (Debian's docker.io): run \`dev/cluster/install-packages\``);
   if (!findExecutable('redis-server'))
-    missing.push('redis-server (the Redis stand-in image): run `tools/cluster/install-packages`');
+    missing.push('redis-server (the Redis stand-in image): run `dev/cluster/install-packages`');
   if (!findTool('ipfs', 'IPFS_BIN')) missing.push('Kubo (the IPFS stand-in image): run `make tools`');
   return missing;
 }
@@ -56,12 +56,12 @@ export function checkPrerequisites(): void {
   );
 }
 
-/** Starts the local cluster unless it is up (tools/cluster/up is idempotent); fails with what it printed. */
+/** Starts the local cluster unless it is up (dev/cluster/up is idempotent); fails with what it printed. */
 export async function clusterUp(): Promise<void> {
-  const result = await run(`${REPOSITORY}tools/cluster/up`, [], { timeoutMs: 300_000 });
+  const result = await run(`${REPOSITORY}dev/cluster/up`, [], { timeoutMs: 300_000 });
   if (result.code !== 0)
     throw new Error(
-      `tools/cluster/up failed (${result.code}): the local cluster did not start:\n${result.stderr}${result.stdout}`,
+      `dev/cluster/up failed (${result.code}): the local cluster did not start:\n${result.stderr}${result.stdout}`,
     );
 }
 
@@ -78,13 +78,13 @@ export async function prepareImages(): Promise<ClusterImage> {
 
 /**
  * Gives an image Docker holds a tag of its content (`<prefix><12 hex digits of its id>`) and makes the cluster know
- * it under that tag too (tools/images/load tags what containerd already holds, without copying it again).
+ * it under that tag too (dev/images/load tags what containerd already holds, without copying it again).
  */
 export async function retag(image: string, prefix: string): Promise<ClusterImage> {
   const id = (await must(DOCKER, ['image', 'inspect', '--format', '{{.Id}}', image], { env: dockerEnv() })).trim();
   const tag = `${prefix}${id.replace(/^sha256:/, '').slice(0, 12)}`;
   await must(DOCKER, ['tag', image, `${IMAGE_REPOSITORY}:${tag}`], { env: dockerEnv() });
-  await must(`${REPOSITORY}tools/images/load`, [`${IMAGE_REPOSITORY}:${tag}`], { env: dockerEnv() });
+  await must(`${REPOSITORY}dev/images/load`, [`${IMAGE_REPOSITORY}:${tag}`], { env: dockerEnv() });
   return { repository: IMAGE_REPOSITORY, tag };
 }
 

@@ -8,7 +8,7 @@ import type { ClusterImage } from './prepare.js';
 
 export const RELEASE = 'gw';
 
-/** The InternalIP of the local cluster's one node (tools/cluster/up: the host's first global IPv4). */
+/** The InternalIP of the local cluster's one node (dev/cluster/up: the host's first global IPv4). */
 export async function nodeAddress(kube: KubeApi): Promise<string> {
   const nodes = await kube.get<List<{ status: { addresses: { type: string; address: string }[] } }>>('/api/v1/nodes');
   if (nodes.items.length !== 1) throw new Error(`the local cluster has ${nodes.items.length} nodes, not one`);

@@ -82,7 +82,7 @@ export function describeSaveToServing(run: SaveToServing, prefix: string): strin
 }
 
 /**
- * Runs `tools/skaffold dev` in a copy of the working tree until a saved change is served, then stops it (skaffold
+ * Runs `dev/cluster/skaffold dev` in a copy of the working tree until a saved change is served, then stops it (skaffold
  * uninstalls the release) and removes the namespace and the copy. Throws, with skaffold's last lines, when it exits
  * or a step does not happen within `stepTimeoutMs`.
  */

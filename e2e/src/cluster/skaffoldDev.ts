@@ -1,4 +1,4 @@
-// `skaffold dev` (through tools/skaffold) as a child process whose output is read as it comes: the port-forwards
+// `skaffold dev` (through dev/cluster/skaffold) as a child process whose output is read as it comes: the port-forwards
 // it reports, and when each build and deploy of the dev loop starts and ends.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -24,7 +24,7 @@ export interface SkaffoldDev {
 const FORWARD = /Port forwarding service\/(\S+) in namespace \S+, remote port \S+ -> (http:\/\/127\.0\.0\.1:\d+)/;
 
 export function startSkaffoldDev(cwd: string, args: string[], env: NodeJS.ProcessEnv): SkaffoldDev {
-  const child: ChildProcess = spawn(`${cwd}/tools/skaffold`, ['dev', ...args], {
+  const child: ChildProcess = spawn(`${cwd}/dev/cluster/skaffold`, ['dev', ...args], {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { findExecutable, findTool } from '@frequency-gateway/devstack';
 import { must, REPOSITORY, run, type CommandResult } from '../cluster/commands.js';
 
-/** Debian's Docker client (tools/images/lib.sh): a newer one earlier on PATH may lack BuildKit's buildx. */
+/** Debian's Docker client (dev/images/lib.sh): a newer one earlier on PATH may lack BuildKit's buildx. */
 export const DOCKER = '/usr/bin/docker';
 
 /** Whether the file at `path` may be executed by this process. */
@@ -22,29 +22,29 @@ export const executable = (path: string) => {
 export function missingContainerPrerequisites(localImages: boolean): string[] {
   const missing: string[] = [];
   if (process.getuid?.() !== 0)
-    missing.push('root: the suites start the project dockerd (tools/images/docker-up) and build images with it');
+    missing.push('root: the suites start the project dockerd (dev/images/docker-up) and build images with it');
   if (!executable(DOCKER) || !executable('/usr/sbin/dockerd'))
-    missing.push(`${DOCKER} and /usr/sbin/dockerd (Debian's docker.io): run \`tools/cluster/install-packages\``);
+    missing.push(`${DOCKER} and /usr/sbin/dockerd (Debian's docker.io): run \`dev/cluster/install-packages\``);
   if (localImages) {
     if (!findExecutable('redis-server'))
-      missing.push('redis-server (the Redis stand-in image): run `tools/cluster/install-packages`');
+      missing.push('redis-server (the Redis stand-in image): run `dev/cluster/install-packages`');
     if (!findTool('ipfs', 'IPFS_BIN')) missing.push('Kubo (the IPFS stand-in image): run `make tools`');
     if (!executable('/bin/busybox'))
-      missing.push('/bin/busybox (busybox-static, the stand-in images): run `tools/cluster/install-packages`');
+      missing.push('/bin/busybox (busybox-static, the stand-in images): run `dev/cluster/install-packages`');
   }
   return missing;
 }
 
 /**
- * Points this process (and testcontainers in it) at the project's dockerd, started by tools/images/docker-up unless
+ * Points this process (and testcontainers in it) at the project's dockerd, started by dev/images/docker-up unless
  * it answers already, unless DOCKER_HOST names another engine. Ryuk stays off (its image cannot be pulled here; the
  * suites remove what they start themselves), and mapped ports are read on 127.0.0.1, where they are published.
  */
 export async function useProjectDocker(): Promise<void> {
   if (!process.env.DOCKER_HOST) {
-    const printed = await must(`${REPOSITORY}tools/images/docker-up`, [], { timeoutMs: 120_000 });
+    const printed = await must(`${REPOSITORY}dev/images/docker-up`, [], { timeoutMs: 120_000 });
     const host = /DOCKER_HOST=(\S+)/.exec(printed)?.[1];
-    if (!host) throw new Error(`tools/images/docker-up printed no DOCKER_HOST: ${printed}`);
+    if (!host) throw new Error(`dev/images/docker-up printed no DOCKER_HOST: ${printed}`);
     process.env.DOCKER_HOST = host;
   }
   process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';

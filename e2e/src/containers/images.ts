@@ -4,7 +4,7 @@ import { docker, tryDocker } from './docker.js';
 /** Where the images of a containers run come from: built here (`local`) or pulled from their registries. */
 export type ImageSource = 'local' | 'published';
 
-/** The published images, the names the local stand-ins also carry (tools/images/standins). */
+/** The published images, the names the local stand-ins also carry (dev/images/standins). */
 export const PUBLISHED = {
   frequency: 'frequencychain/standalone-node:v2.0.1',
   redis: 'redis:7.4-alpine',
@@ -33,14 +33,14 @@ export function imageSource(): ImageSource {
 }
 
 /**
- * Builds the gateway image from this checkout's Dockerfile (tools/images/gateway, as `make image`; Docker's cache
+ * Builds the gateway image from this checkout's Dockerfile (dev/images/gateway, as `make image`; Docker's cache
  * makes it a no-op when nothing changed) and names it by its content, `frequency-gateway:e2e-<12 hex digits>`, so
  * that runs of different checkouts on one dockerd never start each other's code. With `local` images it also
- * builds the Redis and Kubo stand-ins when missing or outdated (tools/images/standins, as `make images`).
+ * builds the Redis and Kubo stand-ins when missing or outdated (dev/images/standins, as `make images`).
  */
 export async function prepareImages(source: ImageSource): Promise<StackImages> {
   const building = `frequency-gateway:e2e-build-${process.pid}`;
-  await must(`${REPOSITORY}tools/images/gateway`, [building], {
+  await must(`${REPOSITORY}dev/images/gateway`, [building], {
     timeoutMs: 1_800_000,
     env: { DOCKER_HOST: process.env.DOCKER_HOST ?? '' },
   });
@@ -57,7 +57,7 @@ export async function prepareImages(source: ImageSource): Promise<StackImages> {
       kubo: PUBLISHED.kubo,
       pull: true,
     };
-  await must(`${REPOSITORY}tools/images/standins`, [], {
+  await must(`${REPOSITORY}dev/images/standins`, [], {
     timeoutMs: 600_000,
     env: { DOCKER_HOST: process.env.DOCKER_HOST ?? '' },
   });

@@ -1,0 +1,36 @@
+# Shared settings of the local image scripts (sourced by docker-up, docker-down, base, standins, gateway, load).
+# The project's own dockerd (Debian's docker.io) with its own data root, exec root, pid file and socket, so it
+# never meets another Docker or containerd on the machine.
+
+IMAGES_TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+IMAGES_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/frequency-gateway/images"
+DOCKER_DIR="${FG_DOCKER_DIR:-/var/lib/frequency-gateway-docker}"
+DOCKER_EXEC_ROOT="${FG_DOCKER_EXEC_ROOT:-/run/frequency-gateway-docker}"
+DOCKER_SOCKET="${FG_DOCKER_SOCKET:-/run/frequency-gateway-docker.sock}"
+DOCKER_PIDFILE="$DOCKER_EXEC_ROOT.pid"
+# Debian's own client (20.10): a newer `docker` earlier on PATH may lack the buildx plugin BuildKit needs.
+DOCKER=/usr/bin/docker
+BASE_IMAGE=node:20-trixie-slim
+
+images_die() {
+  echo "images: $*" >&2
+  exit 1
+}
+
+images_need_root() {
+  [ "$(id -u)" -eq 0 ] || images_die "$1 needs root (it runs dockerd, debootstrap and iptables); run it as root, e.g. sudo $0"
+}
+
+# The Docker engine to use: DOCKER_HOST when the caller set one, else ours (started when it is not answering).
+use_docker() {
+  [ -x "$DOCKER" ] || images_die "$DOCKER is missing: run dev/cluster/install-packages (Debian's docker.io)"
+  if [ -z "${DOCKER_HOST:-}" ]; then
+    # docker-up prints progress on stderr and the DOCKER_HOST line on stdout.
+    eval "$("$IMAGES_TOOLS/docker-up")"
+  fi
+  export DOCKER_HOST DOCKER_BUILDKIT=1
+}
+
+docker_answers() {
+  DOCKER_HOST="unix://$DOCKER_SOCKET" "$DOCKER" version --format '{{.Server.Version}}' >/dev/null 2>&1
+}
