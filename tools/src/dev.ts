@@ -72,6 +72,7 @@ function printUrls(all: Running[], redisUrl: string, chainUrl: string, ipfsUrl: 
 }
 
 async function main(): Promise<void> {
+  const started = Date.now();
   let redis: LocalRedis | undefined;
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
@@ -147,19 +148,24 @@ async function main(): Promise<void> {
     });
   }
 
-  const deadline = Date.now() + 60_000;
-  const ready = await Promise.all(all.map((running) => waitUntilReady(running, deadline)));
+  // A loaded machine can take more than a minute to compile and start six components: say who is late, then go on
+  // waiting; the URLs are printed once every component is ready.
+  const notReady = (ready: boolean[]) =>
+    all
+      .filter((_, i) => !ready[i])
+      .map((r) =>
+        r.child.exitCode === null ? r.component.name : `${r.component.name} (exited with ${r.child.exitCode})`,
+      );
+  let deadline = Date.now() + 60_000;
+  let ready = await Promise.all(all.map((running) => waitUntilReady(running, deadline)));
+  while (!stopping && !ready.every(Boolean) && all.some((r) => r.child.exitCode === null)) {
+    say(`not ready after ${Math.round((Date.now() - started) / 1000)} s: ${notReady(ready).join(', ')}; still waiting`);
+    deadline = Date.now() + 60_000;
+    ready = await Promise.all(all.map((running, i) => (ready[i] ? true : waitUntilReady(running, deadline))));
+  }
   if (stopping) return;
   if (ready.every(Boolean)) printUrls(all, redisUrl, chainUrl, ipfsLine);
-  else
-    say(
-      `not ready after 60 s: ${all
-        .filter((_, i) => !ready[i])
-        .map((r) =>
-          r.child.exitCode === null ? r.component.name : `${r.component.name} (exited with ${r.child.exitCode})`,
-        )
-        .join(', ')}`,
-    );
+  else say(`not ready: ${notReady(ready).join(', ')}`);
 }
 
 await main();
