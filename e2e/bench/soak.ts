@@ -3,7 +3,7 @@
 // the same run (BENCH_SOAK_SATURATION_SECONDS of broadcasts from 64 connections), then broadcasts are posted at a
 // steady half of it, with a SIWF sign-up every BENCH_SOAK_SIGNUP_EVERY_SECONDS and the content watcher delivering
 // every broadcast to a registered webhook. Request records, batch memberships and completed jobs are kept for
-// BENCH_SOAK_RETENTION_SECONDS (REQUEST_STATUS_TTL_SECONDS; see the content-publishing README), so that Redis must
+// BENCH_SOAK_RETENTION_SECONDS (REQUEST_STATUS_TTL_SECONDS; see docs/redis.md), so that Redis must
 // be flat once that window has passed. Sampled each minute: each component's RSS, Redis used_memory and its keys;
 // every 5 seconds: each component's RSS and V8 heap in use (its /metrics). Reported: each component's memory slope
 // after the warm-up (MiB per 10 minutes; goal < 1) through the floor of each 5-minute window (the lowest RSS and

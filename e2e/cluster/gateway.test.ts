@@ -723,7 +723,7 @@ describe('the readiness controller', () => {
 });
 
 describe('helm uninstall', () => {
-  test('leaves only what the chart README says it leaves', async () => {
+  test('leaves only what docs/chart.md says it leaves', async () => {
     // The suite's chain client follows the devchain through a port-forward, which ends with its pod.
     await gateway?.close();
     await release.helm(['uninstall', RELEASE, '--wait', '--timeout', '5m']);
@@ -750,7 +750,7 @@ describe('helm uninstall', () => {
         )
         .sort();
     };
-    // The chart README's list (Uninstall): volumes, generated Secrets, the workers' Leases, the last helm test's Pods.
+    // docs/chart.md's list (Uninstall): volumes, generated Secrets, the workers' Leases, the last helm test's Pods.
     const expected = [
       ...Object.values(LEASES).map((lease) => `Lease ${lease}`),
       ...SERVICES.map((service) => `Pod ${FULLNAME}-${componentOf(service, 'api')}-test`),

@@ -5,7 +5,7 @@
 // through; then the primary's pod is killed (--grace-period=0 --force) while broadcasts trickle in: the Sentinels
 // promote a replica, every component follows without a restart, every 202 is finalized once and notified once,
 // and the old primary's pod comes back as a replica of the new one. Figures on lines starting with
-// "cluster redis-replicated ". Reached from the host as the main suite reaches its release (e2e/README.md).
+// "cluster redis-replicated ". Reached from the host as the main suite reaches its release (docs/testing.md).
 import { randomBytes } from 'node:crypto';
 import { atSteadyRate, waitUntil, watchReadiness, type ReadinessProbe } from '@frequency-gateway/devstack';
 import { cryptoWaitReady } from '@polkadot/util-crypto';

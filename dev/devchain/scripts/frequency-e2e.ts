@@ -3,7 +3,7 @@
  * `e2e/` folder runs on its own against a fresh devchain with instant sealing (as Frequency's CI runs the
  * suite against `frequency --dev --sealing=instant`), and a per-file table of passed / failed / pending
  * tests is printed. It fetches nothing: the e2e folder must already have its npm dependencies installed
- * (see the devchain README).
+ * (see docs/devchain.md, "Running the suite").
  *
  *   node --import tsx --conditions=source scripts/frequency-e2e.ts <e2e folder> [--only a.test.ts,b.test.ts]
  *        [--json results.json] [--file-timeout 900] [--node path/to/node]

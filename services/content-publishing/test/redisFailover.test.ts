@@ -24,7 +24,7 @@ import { call } from './support/stack.js';
 // Scale: 1,500 broadcasts at 25 a second by default, not the 5,000 the issue names: on a shared two-core machine
 // the stack alone (devchain, Kubo, six Redis processes, three components) takes minutes to start under load, and
 // 5,000 at a rate the api and the devchain keep up with there adds more than two minutes of posting to every
-// `make test`. FAILOVER_BROADCASTS=5000 runs the issue's scale (the figures of such a run are in the README).
+// `make test`. FAILOVER_BROADCASTS=5000 runs the issue's scale.
 const RATE_PER_SECOND = 25;
 const BROADCASTS = Number(process.env.FAILOVER_BROADCASTS ?? 1_500);
 /** The kill comes after this many posts: a third of the way. */

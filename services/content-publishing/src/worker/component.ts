@@ -88,9 +88,9 @@ interface Shared {
 const { request: REQUEST_QUEUE, batch: BATCH_QUEUE, publish: PUBLISH_QUEUE } = CONTENT_PUBLISHING_QUEUES;
 
 /**
- * The chain-side pipeline, stage by stage (see the README's stage map): built once the node answers and the key
- * checks out. An attempt that fails undoes what it started (`attempt.onFailure`) and the metrics are the
- * process's, so the next attempt starts clean.
+ * The chain-side pipeline, stage by stage (see docs/architecture.md, the life of a broadcast): built once the node
+ * answers and the key checks out. An attempt that fails undoes what it started (`attempt.onFailure`) and the
+ * metrics are the process's, so the next attempt starts clean.
  */
 async function startPipeline(
   connection: ChainConnection,
