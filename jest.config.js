@@ -87,11 +87,11 @@ export default {
     // Suites against the local Kubernetes cluster (make cluster, root): only when asked for by name,
     // `make test-cluster`, as they need the cluster and take minutes.
     ...(selectsProject('cluster') ? [project('cluster', '<rootDir>/e2e/cluster')] : []),
-    // `dev/cluster/skaffold dev` in the local cluster, save to serving: `make test-skaffold` (skaffold's cold Go build is
-    // long, so CI leaves it to the developers' machines; see README.md "In Kubernetes").
+    // `dev/cluster/skaffold dev` in the local cluster, save to serving: `make test-skaffold` (.ci/run runs it after
+    // the cluster suites).
     ...(selectsProject('skaffold') ? [project('skaffold', '<rootDir>/e2e/skaffold')] : []),
-    // KEDA scaling a worker in the local cluster: `make test-keda` (KEDA's cold Go build is long too; same README
-    // section).
+    // KEDA scaling a worker in the local cluster: `make test-keda` (KEDA's cold Go build takes about an hour, so CI
+    // leaves it to developers' machines; docs/testing.md).
     ...(selectsProject('keda') ? [project('keda', '<rootDir>/e2e/keda')] : []),
   ],
   testTimeout: 30_000,
