@@ -6,6 +6,7 @@
 // What counts as an import: every module a file names — `import`, `import type`, `export … from`, a dynamic
 // `import()` and an `import('…')` type. A type-only import is erased at run time, but a reader follows it like
 // any other: two files that each need the other to be understood are one tangle, whatever the compiler emits.
+// A workspace package (`@frequency-gateway/…`) resolves to its sources, so a loop through another package counts.
 //
 // Folders: a package's src/ is read as a tree whose sibling folders depend on each other one way only, as a
 // pipeline's stages do (worker/document may not need worker/batch while worker/batch needs worker/document). An
@@ -43,7 +44,7 @@ function onUnRecoverableConfigFileDiagnostic(diagnostic) {
 }
 
 /** Each file's imports that resolve to another file of the project: file → Set of files. */
-export function importGraph(tsconfig) {
+function importGraph(tsconfig) {
   const { files, options } = readProject(tsconfig);
   const known = new Set(files);
   const cache = ts.createModuleResolutionCache(path.dirname(tsconfig), (file) => file, options);
@@ -133,7 +134,7 @@ function shortestPath(graph, members, from, to) {
  * tangle, loops are added until every edge inside it is in one, so every import that takes part in a loop is
  * shown, and a tangle with many loops does not print all of its (exponentially many) paths.
  */
-export function loops(graph) {
+function loops(graph) {
   const found = [];
   for (const members of tangles(graph)) {
     const covered = new Set();
@@ -166,7 +167,7 @@ const folderPath = (src, file) => path.relative(src, path.dirname(file)).split(p
  * The folder graph within each package's src/: an import between files under two sibling folders is an edge
  * between the siblings. Folder → Map of folder → the import that makes the edge (the first one, sorted).
  */
-export function folderGraph(files) {
+function folderGraph(files) {
   const packages = new Map();
   const graph = new Map();
   for (const [file, imports] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
