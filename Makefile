@@ -35,7 +35,7 @@ tools: ## Build the tools the tests run (Kubo, Helm, promtool; schemathesis from
 typecheck: node_modules/.package-lock.json ## TypeScript, strict, across every package and test
 	npm run typecheck
 
-lint: node_modules/.package-lock.json ## ESLint and Prettier
+lint: node_modules/.package-lock.json ## ESLint, the import-cycle check (tools/lint/cycles.js) and Prettier
 	npm run lint
 
 unit: node_modules/.package-lock.json ## Only the tests (but the cluster suites), without type-checking and lint

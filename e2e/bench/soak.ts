@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
-import { GatewayClient, LOGIN_URI } from '../src/journeys/gatewayClient.js';
+import { GatewayClient, LOGIN_URI } from '../src/clients/gatewayClient.js';
 import { startLocalGateway } from '../src/localGateway.js';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);

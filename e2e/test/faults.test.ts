@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { waitUntil } from '@frequency-gateway/devstack';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { deliveredOnce } from '../src/journeys/delivered.js';
-import { call, eachLimited, GatewayClient } from '../src/journeys/gatewayClient.js';
+import { deliveredOnce } from '../src/clients/delivered.js';
+import { call, eachLimited, GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   ACCOUNT_WEBHOOKS,
   CONTENT_WEBHOOKS,

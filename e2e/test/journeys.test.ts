@@ -8,14 +8,14 @@ import { waitUntil } from '@frequency-gateway/devstack';
 import { SiwfUser, type KeyKind } from '@frequency-gateway/devstack/siwf';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { call, LOGIN_URI, type GatewayClient } from '../src/journeys/gatewayClient.js';
+import { call, LOGIN_URI, type GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   ACCOUNT_WEBHOOKS,
   CONTENT_WEBHOOKS,
   startGatewayUnderTest,
   type GatewayUnderTest,
 } from '../src/journeys/gatewayUnderTest.js';
-import type { Delivery } from '../src/journeys/receiver.js';
+import type { Delivery } from '../src/clients/receiver.js';
 
 /** Where the content watcher delivers announcements (registered in beforeAll). */
 const WATCHER_PATH = '/watcher/announcements';

@@ -1,6 +1,8 @@
 // The layering of the repository, checked by ESLint (`npm run lint`): which package may import which, which
 // third-party libraries belong to one package only, and where real dependencies are constructed. README.md's
-// "Layout" says the same in prose; tools/test/layers.test.ts proves that a forbidden import fails.
+// "Layout" says the same in prose; tools/test/layers.test.ts proves that a forbidden import fails. Import loops,
+// between files or between the folders of a package's src/, are a property of the whole graph rather than of one
+// file: tools/lint/cycles.js checks them, after ESLint in `npm run lint`.
 //
 // One table and one rule rather than a `no-restricted-imports` block per folder: ESLint does not merge the
 // options of a rule across config blocks (the last block wins), so per-folder blocks would each have to repeat

@@ -5,7 +5,7 @@
 // webhook: minReplicaCount at most maxReplicaCount; metricType one of autoscaling/v2's target types) and
 // pkg/scalers/prometheus_scaler.go (the prometheus trigger's metadata: serverAddress, query and threshold required,
 // threshold and activationThreshold numbers).
-import type { K8sObject } from './kubernetesObjects.js';
+import type { K8sObject } from './k8sObject.js';
 
 /** The fields of a ScaledObject's spec in the CRD. */
 const SPEC_FIELDS = new Set([

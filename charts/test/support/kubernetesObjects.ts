@@ -10,16 +10,9 @@ import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { scaledObjectProblems } from './kedaScaledObject.js';
+import type { K8sObject } from './k8sObject.js';
 
-/** A rendered manifest, loosely typed: tests read what they need from it. */
-export interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are checked against their schemas
-  spec?: any;
-  data?: Record<string, string>;
-}
+export type { K8sObject } from './k8sObject.js';
 
 interface Validating {
   validate(): void;

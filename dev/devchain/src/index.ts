@@ -1,6 +1,6 @@
 export { startDevchain, type Devchain, type DevchainOptions } from './devchain.js';
 export { buildMetadata, type RuntimeMetadata } from './metadata/buildMetadata.js';
-export { loadFacts, type RuntimeFacts } from './runtime/facts.js';
+export { loadFacts, type RuntimeFacts } from './metadata/facts.js';
 export { devKeyring, DEV_NAMES } from './genesis/devAccounts.js';
 export {
   GenesisFileError,

@@ -1,8 +1,8 @@
-import { GatewayClient } from '../journeys/gatewayClient.js';
+import { GatewayClient } from '../clients/gatewayClient.js';
 import { PortForward } from './portForward.js';
 import { FULLNAME, RELEASE, type GatewayRelease } from './release.js';
 
-export * from '../journeys/gatewayClient.js';
+export * from '../clients/gatewayClient.js';
 
 /**
  * The gateway of a release as its clients see it: each api and the IPFS gateway through their NodePort Services on

@@ -1,6 +1,6 @@
 // What the cluster suites (e2e/cluster) use: the local Kubernetes, one release of the chart, and the gateway's
 // clients as they reach it from the host.
-export * from './commands.js';
+export * from '../commands.js';
 export * from './kubeApi.js';
 export * from './prepare.js';
 export * from './release.js';

@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:https';
-import { kubectl } from './commands.js';
+import { kubectl } from '../commands.js';
 
 /** The fields of the Kubernetes objects the suites read. */
 export interface Pod {

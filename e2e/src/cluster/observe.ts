@@ -1,6 +1,6 @@
 import type { KubeApi, Lease, Pod } from './kubeApi.js';
 
-export { deliveredOnce, deliveriesByNumber } from '../journeys/delivered.js';
+export { deliveredOnce, deliveriesByNumber } from '../clients/delivered.js';
 
 /** A gauge or counter of a pod's /metrics (through the API server's proxy), summed over lines matching `labels`. */
 export async function podMetric(

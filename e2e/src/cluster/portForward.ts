@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { KUBECTL } from './commands.js';
+import { KUBECTL } from '../commands.js';
 
 /**
  * `kubectl port-forward` to a Service of a namespace on 127.0.0.1 (a port the system picks): the way the suites reach

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable, findTool } from '@frequency-gateway/devstack';
 import { DOCKER, executable } from '../containers/docker.js';
-import { ctrCluster, helmBinary, must, REPOSITORY, run } from './commands.js';
+import { ctrCluster, helmBinary, must, REPOSITORY, run } from '../commands.js';
 
 /** The project's own dockerd, which dev/images starts when DOCKER_HOST is not set. */
 const PROJECT_DOCKER_HOST = 'unix:///run/frequency-gateway-docker.sock';

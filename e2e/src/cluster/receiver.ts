@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { ReceivedWebhooks, RECEIVER_SCRIPT } from '../journeys/receiver.js';
-import { kubectl } from './commands.js';
+import { ReceivedWebhooks, RECEIVER_SCRIPT } from '../clients/receiver.js';
+import { kubectl } from '../commands.js';
 import type { ClusterImage } from './prepare.js';
 
 const NAME = 'webhook-receiver';

@@ -1,4 +1,4 @@
-import { kubectl } from './commands.js';
+import { kubectl } from '../commands.js';
 import { RELEASE } from './release.js';
 
 // The bundled Redis of a release in replicated mode (redis.mode=replicated), as the cluster suites read it: each

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from '@frequency-gateway/devstack';
-import { CHART, clusterSetting, helmBinary, kubectl, must } from './commands.js';
+import { CHART, clusterSetting, helmBinary, kubectl, must } from '../commands.js';
 import { podReady, type KubeApi, type List, type Pod } from './kubeApi.js';
 import type { ClusterImage } from './prepare.js';
 

@@ -3,7 +3,7 @@ import { Network, Wait, type StartedNetwork, type StartedTestContainer } from 't
 import { GATEWAY_COMPONENTS } from '../localGateway.js';
 import type { Role, Service } from '../components.js';
 import { provisionProvider } from '../provider.js';
-import { RECEIVER_SCRIPT } from '../journeys/receiver.js';
+import { RECEIVER_SCRIPT } from '../clients/receiver.js';
 import { chainContainer, kuboContainer, redisContainer } from './backingContainers.js';
 import { tryDocker } from './docker.js';
 import type { StackImages } from './images.js';

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { findExecutable, findTool } from '@frequency-gateway/devstack';
-import { must, REPOSITORY, run, type CommandResult } from '../cluster/commands.js';
+import { must, REPOSITORY, run, type CommandResult } from '../commands.js';
 
 /** Debian's Docker client (dev/images/lib.sh): a newer one earlier on PATH may lack BuildKit's buildx. */
 export const DOCKER = '/usr/bin/docker';

@@ -1,4 +1,4 @@
-import { REPOSITORY, must } from '../cluster/commands.js';
+import { REPOSITORY, must } from '../commands.js';
 import { docker, tryDocker } from './docker.js';
 
 /** Where the images of a containers run come from: built here (`local`) or pulled from their registries. */

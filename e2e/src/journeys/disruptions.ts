@@ -1,7 +1,7 @@
 import { componentPort, type ContainerGateway } from '../containers/containerGateway.js';
 import { docker, publishedPort } from '../containers/docker.js';
 import { GATEWAY_COMPONENTS, type LocalGateway } from '../localGateway.js';
-import type { GatewayEndpoints } from './gatewayClient.js';
+import type { GatewayEndpoints } from '../clients/gatewayClient.js';
 
 /**
  * The faults the e2e fault suite makes, the same on either stack: through the container runtime on containers, with

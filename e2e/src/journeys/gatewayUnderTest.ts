@@ -9,9 +9,9 @@ import { startContainerGateway, type ContainerGateway } from '../containers/cont
 import { docker, missingContainerPrerequisites, publishedPort, useProjectDocker } from '../containers/docker.js';
 import { imageSource, prepareImages } from '../containers/images.js';
 import { startLocalGateway, type LocalGateway } from '../localGateway.js';
-import { GatewayClient, LOGIN_URI, type GatewayEndpoints } from './gatewayClient.js';
+import { GatewayClient, LOGIN_URI, type GatewayEndpoints } from '../clients/gatewayClient.js';
 import { containerDisruptions, localDisruptions, type Disruptions } from './disruptions.js';
-import { ReceivedWebhooks, RECEIVER_SCRIPT } from './receiver.js';
+import { ReceivedWebhooks, RECEIVER_SCRIPT } from '../clients/receiver.js';
 
 /** Where the account and content-publishing services notify outcomes, under the receiver. */
 export const ACCOUNT_WEBHOOKS = '/account/webhooks/transaction-notify';

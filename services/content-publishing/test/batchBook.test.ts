@@ -1,8 +1,8 @@
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { AnnouncementType } from '@frequency-gateway/dsnp';
 import { Redis } from 'ioredis';
-import { BatchBook, type Acceptance } from '../src/worker/batch/book.js';
-import type { Announcement } from '../src/worker/document/builder.js';
+import { BatchBook } from '../src/worker/batch/book.js';
+import type { Acceptance, Announcement } from '../src/jobs/batch.js';
 import { batchMembershipSeconds, publicationSeconds } from '../src/worker/retention.js';
 
 // The batch stage's Redis scripts (join.lua, withdraw.lua, close.lua, with membership.lua) on a real Redis: the

@@ -48,11 +48,12 @@ export {
   ethereumAddressOf,
   signatureReadings,
   type SignatureParts,
+  type UserSignature,
 } from './signatures/verify.js';
 export { eip712Message, DEV_CHAIN_ID, MAINNET_CHAIN_ID, type Eip712Payload } from './signatures/eip712.js';
 export { chainTypeOf, eip712ChainIdOf, type ChainType } from './network.js';
 export { verifyPayloadSignature } from './signatures/payload.js';
-export { SignedPayloads, type ItemAction, type PayloadWindow, type UserSignature } from './payloads.js';
+export { SignedPayloads, type ItemAction, type PayloadWindow } from './payloads.js';
 export {
   CapacityMonitor,
   CapacityLimitError,

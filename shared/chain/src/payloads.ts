@@ -3,18 +3,12 @@ import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex, u8aWrapBytes } from '@polkadot/util';
 import type { Eip712Payload } from './signatures/eip712.js';
 import { verifyPayloadSignature } from './signatures/payload.js';
-import type { SignatureParts } from './signatures/verify.js';
+import type { SignatureParts, UserSignature } from './signatures/verify.js';
 
 export type ItemAction = { Add: { data: `0x${string}` } } | { Delete: { index: number } };
 
 /** Which window a payload's expiration lives in. */
 export type PayloadWindow = 'msa' | 'handles' | 'statefulStorage';
-
-/** A user's signature as the gateway's APIs carry it: the algorithm and the 0x-hex signature. */
-export interface UserSignature {
-  algo: 'Sr25519' | 'Ed25519' | 'Ecdsa';
-  encodedValue: string;
-}
 
 /**
  * Builds the SCALE payloads users sign for the account flows, with the chain's own types, and checks their

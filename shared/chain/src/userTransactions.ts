@@ -6,8 +6,7 @@ import type { Signer, SignerResult } from '@polkadot/types/types';
 import { compactAddLength, hexToU8a, isHex, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 import { alreadyImported, submissionError } from './transactionErrors.js';
-import type { UserSignature } from './payloads.js';
-import { signatureReadings, verifyExactly } from './signatures/verify.js';
+import { signatureReadings, verifyExactly, type UserSignature } from './signatures/verify.js';
 import type { BeforeSubmit, SignedTransaction } from './submitter.js';
 
 /** The calls a user signs and pays for themselves (both are free on Frequency). */

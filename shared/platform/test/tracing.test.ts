@@ -6,6 +6,7 @@ import {
   type OtlpReceiver,
 } from '@frequency-gateway/devstack';
 import {
+  activeTraceIds,
   createHttpApp,
   createLogger,
   createMetricsRegistry,
@@ -33,7 +34,7 @@ describe('tracing on: spans, their parents across a queue and an HTTP call, trac
     level: 'info',
     pretty: false,
     destination: stream,
-    traceIds: true,
+    traceIds: activeTraceIds,
   });
 
   beforeAll(async () => {

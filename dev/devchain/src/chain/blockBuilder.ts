@@ -5,7 +5,7 @@ import type { AccountHex, DispatchContext, Origin } from '../runtime/context.js'
 import { DispatchFailure, INVALID, TransactionRejected } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ChainFacts, CheckedExtrinsic, Hex } from './extrinsic.js';
-import { Overlay, type Key, type StateView } from './state.js';
+import { Overlay, type Key, type StateView } from '../state/state.js';
 
 export interface Block {
   number: number;

@@ -8,7 +8,7 @@ import { TransactionRejected } from '../runtime/errors.js';
 import { BlockBuilder, type Block } from './blockBuilder.js';
 import { checkExtrinsic, type ChainFacts, type Hex } from './extrinsic.js';
 import { TransactionPool, type TransactionStatus } from './pool.js';
-import { Overlay, VersionedState, type StateView } from './state.js';
+import { Overlay, VersionedState, type StateView } from '../state/state.js';
 
 /**
  * How blocks are made, as on a Frequency development node (`--sealing`): `instant` seals a block (empty blocks

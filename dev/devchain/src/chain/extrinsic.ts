@@ -7,7 +7,7 @@ import type { AccountHex } from '../runtime/context.js';
 import { INVALID, TransactionRejected, UNKNOWN } from '../runtime/errors.js';
 import { readAccount, spendable } from '../pallets/balances.js';
 import { signatureParts, verifyExactly } from '@frequency-gateway/chain';
-import type { StateView } from './state.js';
+import type { StateView } from '../state/state.js';
 
 export type Hex = `0x${string}`;
 

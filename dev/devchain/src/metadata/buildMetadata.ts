@@ -1,8 +1,8 @@
 import { Metadata, TypeRegistry } from '@polkadot/types';
 import { stringCamelCase, stringPascalCase, u8aToHex } from '@polkadot/util';
 import { blake2AsHex } from '@polkadot/util-crypto';
-import { loadConstantListing, loadLookup, loadRuntimeApiListing, loadStorageListing } from '../runtime/apiAugment.js';
-import { devPallets, loadFacts, runtimeApiVersions, type PalletFact, type RuntimeFacts } from '../runtime/facts.js';
+import { loadConstantListing, loadLookup, loadRuntimeApiListing, loadStorageListing } from './apiAugment.js';
+import { devPallets, loadFacts, runtimeApiVersions, type PalletFact, type RuntimeFacts } from './facts.js';
 import { field, variant, type SiVariant } from './portableTypes.js';
 import { storageItemsOf } from './storageItems.js';
 import { TypeBuilder } from './typeBuilder.js';

@@ -1,6 +1,6 @@
 import { stringPascalCase } from '@polkadot/util';
-import type { AugmentStorage } from '../runtime/apiAugment.js';
-import type { PalletFact, RuntimeFacts } from '../runtime/facts.js';
+import type { AugmentStorage } from './apiAugment.js';
+import type { PalletFact, RuntimeFacts } from './facts.js';
 
 export interface StorageItemSpec {
   name: string;

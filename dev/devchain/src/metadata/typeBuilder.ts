@@ -1,6 +1,6 @@
 import { getTypeDef, TypeDefInfo } from '@polkadot/types-create';
 import type { TypeDef } from '@polkadot/types-create/types';
-import { splitTopLevel, type AugmentLookup, type LookupDefinition } from '../runtime/apiAugment.js';
+import { splitTopLevel, type AugmentLookup, type LookupDefinition } from './apiAugment.js';
 import {
   field,
   variant,

@@ -1,6 +1,6 @@
 import type { Codec } from '@polkadot/types/types';
-import type { StateView } from '../chain/state.js';
-import type { Storage } from '../chain/storage.js';
+import type { StateView } from '../state/state.js';
+import type { Storage } from '../state/storage.js';
 import { DispatchFailure } from '../runtime/errors.js';
 import { accountOfAddress, bigintOf } from '../runtime/codecs.js';
 import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../runtime/context.js';

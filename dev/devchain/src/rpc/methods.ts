@@ -5,7 +5,7 @@ import type { Block } from '../chain/blockBuilder.js';
 import { SealError, type Chain } from '../chain/chain.js';
 import type { Hex } from '../chain/extrinsic.js';
 import type { TransactionStatus } from '../chain/pool.js';
-import type { Key } from '../chain/state.js';
+import type { Key } from '../state/state.js';
 import type { AccountHex } from '../runtime/context.js';
 import { TransactionRejected } from '../runtime/errors.js';
 import { invalidParams, RpcError } from './errors.js';

@@ -1,8 +1,8 @@
 import type { TypeRegistry } from '@polkadot/types';
 import type { Call } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types/types';
-import type { Overlay, StateView } from '../chain/state.js';
-import type { Storage } from '../chain/storage.js';
+import type { Overlay, StateView } from '../state/state.js';
+import type { Storage } from '../state/storage.js';
 
 /** Account ids travel as 0x-prefixed hex of the 32 bytes. */
 export type AccountHex = `0x${string}`;

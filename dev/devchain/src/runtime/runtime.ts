@@ -2,9 +2,9 @@ import { expandMetadata, type Metadata, type TypeRegistry } from '@polkadot/type
 import type { Call } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types/types';
 import { compactToU8a, stringCamelCase, u8aConcat } from '@polkadot/util';
-import { Storage } from '../chain/storage.js';
+import { Storage } from '../state/storage.js';
 import type { RuntimeMetadata } from '../metadata/buildMetadata.js';
-import type { RuntimeFacts } from './facts.js';
+import type { RuntimeFacts } from '../metadata/facts.js';
 import { DispatchFailure, ModuleError } from './errors.js';
 import type { CallArgs, DispatchContext, PalletRuntime, ValidationContext } from './context.js';
 

@@ -1,7 +1,12 @@
 import type { Codec } from '@polkadot/types/types';
 import { stringToU8a, u8aConcat, u8aEq, u8aToHex } from '@polkadot/util';
-import type { UserSignature } from '../payloads.js';
 import { ed25519Verify, keccakAsU8a, secp256k1Expand, secp256k1Recover, sr25519Verify } from '@polkadot/util-crypto';
+
+/** A user's signature as the gateway's APIs carry it: the algorithm and the 0x-hex signature. */
+export interface UserSignature {
+  algo: 'Sr25519' | 'Ed25519' | 'Ecdsa';
+  encodedValue: string;
+}
 
 /** The variant and bytes of a UnifiedSignature / MultiSignature value. */
 export interface SignatureParts {

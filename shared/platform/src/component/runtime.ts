@@ -5,6 +5,7 @@ import { EventLoopWatch, healthRoutes, ReadinessController, StartupWatch } from 
 import {
   createHttpApp,
   listen,
+  metricsRoute,
   type ApiToken,
   type Mount,
   type Route,
@@ -16,9 +17,9 @@ import { inCluster, KubernetesPodEvents, recordReadinessEvents } from '../kubern
 import type { LeaderLoop, Leadership, LeaseStatus } from '../leader/index.js';
 import { guardProcess, Shutdown } from '../lifecycle/index.js';
 import { createLogger, routeConsoleToLogger, secretScrubber, type Logger } from '../logging/index.js';
-import { createMetricsRegistry, metricsRoute } from '../metrics/index.js';
+import { createMetricsRegistry } from '../metrics/index.js';
 import { JobQueues, queueBoard, queueBoardSettings } from '../queues/index.js';
-import { startTracing } from '../tracing/index.js';
+import { activeTraceIds, startTracing } from '../tracing/index.js';
 import {
   durabilityOf,
   openRedis,
@@ -211,7 +212,7 @@ export async function startComponent<S extends ConfigSpec>(
     level: common.LOG_LEVEL,
     pretty: common.LOG_PRETTY,
     secrets,
-    traceIds: common.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
+    ...(common.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? {} : { traceIds: activeTraceIds }),
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   const tracing = await startTracing({

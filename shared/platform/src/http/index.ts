@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './route.js';
+export * from './metricsRoute.js';
 export * from './openapi.js';
 export * from './app.js';
 export * from './basePath.js';

@@ -1,6 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
-import { activeTraceIds } from '../tracing/spans.js';
 
 export type { Logger } from 'pino';
 
@@ -34,8 +33,11 @@ export interface LoggerSettings {
   /** Where lines go; stdout by default. Tests pass a stream to read them back. */
   destination?: NodeJS.WritableStream;
   base?: Record<string, unknown>;
-  /** Tracing is on: a line written inside a span carries its `trace_id` and `span_id`. */
-  traceIds?: boolean;
+  /**
+   * Tracing is on: the ids of the span a line is written in (tracing's `activeTraceIds`), which the line then
+   * carries as `trace_id` and `span_id`.
+   */
+  traceIds?: () => { trace_id: string; span_id: string } | undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export function secretScrubber(secrets: readonly string[]): (text: string) => st
 }
 
 export function createLogger(settings: LoggerSettings): Logger {
+  const { traceIds } = settings;
   const scrub = settings.secrets?.some((s) => s.length > 0) ? secretScrubber(settings.secrets) : undefined;
   const options: LoggerOptions = {
     level: settings.level,
@@ -59,7 +62,7 @@ export function createLogger(settings: LoggerSettings): Logger {
     formatters: { level: (label) => ({ level: label }) },
     ...(scrub ? { hooks: { streamWrite: scrub } } : {}),
     // Only with tracing on: off, no line pays for looking up a span.
-    ...(settings.traceIds ? { mixin: () => activeTraceIds() ?? {} } : {}),
+    ...(traceIds ? { mixin: () => traceIds() ?? {} } : {}),
   };
   const destination =
     settings.destination ??

@@ -1,3 +1,2 @@
 export * from './registry.js';
-export * from './route.js';
 export * from './scrapedGauges.js';

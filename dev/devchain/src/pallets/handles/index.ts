@@ -1,7 +1,7 @@
 import type { Codec } from '@polkadot/types/types';
 import { u8aToHex } from '@polkadot/util';
 import { numberOf } from '../../runtime/codecs.js';
-import type { RuntimeFacts } from '../../runtime/facts.js';
+import type { RuntimeFacts } from '../../metadata/facts.js';
 import type { AccountHex, BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
 import { DispatchFailure, INVALID, ModuleError, UNKNOWN, moduleErrorIndex } from '../../runtime/errors.js';
 import { msaOf } from '../msa/accounts.js';

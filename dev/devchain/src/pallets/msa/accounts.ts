@@ -1,5 +1,5 @@
-import type { StateView } from '../../chain/state.js';
-import type { Storage } from '../../chain/storage.js';
+import type { StateView } from '../../state/state.js';
+import type { Storage } from '../../state/storage.js';
 import { numberOf, someOf } from '../../runtime/codecs.js';
 import type { AccountHex, BlockHookContext } from '../../runtime/context.js';
 import { ModuleError } from '../../runtime/errors.js';

@@ -3,7 +3,7 @@ import { stringToU8a, u8aToHex } from '@polkadot/util';
 import { numberOf } from '../../runtime/codecs.js';
 import type { BlockHookContext, DispatchContext, PalletRuntime } from '../../runtime/context.js';
 import { DispatchFailure, ModuleError } from '../../runtime/errors.js';
-import type { RuntimeFacts } from '../../runtime/facts.js';
+import type { RuntimeFacts } from '../../metadata/facts.js';
 import { SETTING_BITS, intentInfo, nameKey } from './info.js';
 import { parseSchemaName } from './names.js';
 import { isParquetModel } from './parquetModel.js';

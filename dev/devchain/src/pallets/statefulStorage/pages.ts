@@ -1,5 +1,5 @@
 import { stringToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
-import type { StateView } from '../../chain/state.js';
+import type { StateView } from '../../state/state.js';
 import type { Reader } from '../msa/accounts.js';
 import { xxhash64 } from '../handles/suffixes.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { RedisScript, scanKeys, type RedisClient, type TraceCarrier } from '@frequency-gateway/platform';
-import type { Announcement, AnnouncementRow } from '../document/builder.js';
+import type { Acceptance, Announcement, AnnouncementRow, Joined, Withdrawal } from '../../jobs/batch.js';
 import { WORKER_RETENTION } from '../retention.js';
 
 const scriptFile = (name: string) => new URL(`./${name}.lua`, import.meta.url);
@@ -18,25 +18,6 @@ function withStanding(name: string, numberOfKeys: number): RedisScript {
 const JOIN = withStanding('join', 2);
 const WITHDRAW = withStanding('withdraw', 1);
 const CLOSE = RedisScript.fromFile(scriptFile('close'), 2);
-
-/** One acceptance of a request: the same request accepted again after it failed is another. */
-export interface Acceptance {
-  referenceId: string;
-  /** When the api accepted it (ISO 8601). */
-  acceptedAt: string;
-}
-
-/** What joining came to. */
-export type Joined =
-  /** The row is in the batch, which now has `rows` rows; `closed` when this row filled it. */
-  | { outcome: 'joined'; batchId: string; schemaId: number; rows: number; openedAt: number; closed: boolean }
-  /** This acceptance had joined the batch before (a retried job). */
-  | { outcome: 'joined-before'; batchId: string; schemaId: number }
-  /** This acceptance may not join: it was withdrawn (its request failed), or a later one holds the request. */
-  | { outcome: 'refused' };
-
-/** What withdrawing came to: only a `withdrawn` acceptance may be failed by the document stage. */
-export type Withdrawal = { outcome: 'withdrawn' } | { outcome: 'joined'; batchId: string } | { outcome: 'superseded' };
 
 export interface ClosedBatch {
   batchId: string;

@@ -1,4 +1,5 @@
-import type { Joined, OpenBatch } from './book.js';
+import type { Joined } from '../../jobs/batch.js';
+import type { OpenBatch } from './book.js';
 
 /** A `close` job to add: which batch, under which job id (one per batch and reason), after how long. */
 export interface CloseOrder {

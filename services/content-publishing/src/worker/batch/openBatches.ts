@@ -1,11 +1,18 @@
 import { currentTraceCarrier } from '@frequency-gateway/platform';
 import type { Counter } from 'prom-client';
-import type { Announcement } from '../document/builder.js';
 import type { ContentKind } from '../../jobs/document.js';
 import type { JobHandOff } from '../handOff.js';
-import type { Acceptance, BatchBook, Joined, Withdrawal } from './book.js';
+import type { BatchBook } from './book.js';
 import { closeAfterJoin, closeWhenDue, type CloseOrder } from './closing.js';
-import { CLOSE_BATCH_JOB, type CloseBatchJob } from '../../jobs/batch.js';
+import {
+  CLOSE_BATCH_JOB,
+  type Acceptance,
+  type Announcement,
+  type BatchDoor,
+  type CloseBatchJob,
+  type Joined,
+  type Withdrawal,
+} from '../../jobs/batch.js';
 
 export interface OpenBatchesOptions {
   book: BatchBook;
@@ -22,7 +29,7 @@ export interface OpenBatchesOptions {
  * batch of its schema (and the batch's closing is arranged by the closing rules), or a request that failed is
  * withdrawn before it joins. At start, the timers of open batches are armed again.
  */
-export class OpenBatches {
+export class OpenBatches implements BatchDoor {
   constructor(private readonly options: OpenBatchesOptions) {}
 
   async join(

@@ -3,15 +3,17 @@ import { parseParquetModel, writeBatch } from '@frequency-gateway/dsnp';
 import { linkActiveSpan, type Job, type JobContext } from '@frequency-gateway/platform';
 import { contentId, type ContentStore, type StoredContent } from '@frequency-gateway/storage';
 import type { Histogram } from 'prom-client';
-import { toParquetRow } from '../document/builder.js';
 import type { JobHandOff } from '../handOff.js';
 import { PUBLISH_JOB_NAMES, type PublishJobs } from '../../jobs/publish.js';
 import type { RequestRecords } from '../requestRecords.js';
 import type { BatchBook } from './book.js';
-import type { CloseBatchJob } from '../../jobs/batch.js';
+import type { AnnouncementRow, CloseBatchJob } from '../../jobs/batch.js';
 
 /** Documents stored per IPFS call (a batch of BATCH_MAX_COUNT rows may carry that many). */
 const DOCUMENTS_PER_CALL = 500;
+
+/** A row as the Parquet writer takes it: the user id an integer again (it waits in Redis as decimal text). */
+const parquetRow = (row: AnnouncementRow): Record<string, unknown> => ({ ...row, fromId: BigInt(row.fromId) });
 
 export interface BatchWriterOptions {
   book: BatchBook;
@@ -49,7 +51,7 @@ export class BatchWriter {
     await this.storeDocuments(batch.documents);
     const file = await writeBatch(
       parseParquetModel(schema.model),
-      batch.rows.map(([, row]) => toParquetRow(row)),
+      batch.rows.map(([, row]) => parquetRow(row)),
     );
     const stored = await store.add(file);
     const referenceIds = batch.rows.map(([referenceId]) => referenceId);

@@ -1,11 +1,10 @@
 import type { SchemaDirectory } from '@frequency-gateway/chain';
 import { INTENT_OF_ANNOUNCEMENT } from '@frequency-gateway/dsnp';
 import type { Job, JobContext, Logger } from '@frequency-gateway/platform';
-import type { Joined } from '../batch/book.js';
-import type { OpenBatches } from '../batch/openBatches.js';
 import type { RequestRecords } from '../requestRecords.js';
 import { ANNOUNCEMENT_OF_KIND, type ContentBuilder } from './builder.js';
 import type { ContentRequestJob } from '../../jobs/document.js';
+import type { BatchDoor, Joined } from '../../jobs/batch.js';
 
 /** Thrown while the chain has no schema for an announcement type (the job is retried). */
 export class NoSchemaError extends Error {
@@ -19,7 +18,7 @@ export interface AnnouncerOptions {
   builder: ContentBuilder;
   directory: SchemaDirectory;
   /** The batch stage's door. */
-  batches: OpenBatches;
+  batches: BatchDoor;
   records: RequestRecords;
   logger: Logger;
 }

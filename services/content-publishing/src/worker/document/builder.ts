@@ -16,15 +16,7 @@ import type {
   Note,
   Tag,
 } from '../../jobs/document.js';
-
-/**
- * One announcement row as it waits in a batch: JSON-safe (the user id as decimal text), with the column names
- * of the DSNP Parquet models. `toParquetRow` gives the values the writer takes.
- */
-export type AnnouncementRow = {
-  announcementType: AnnouncementType;
-  fromId: string;
-} & Record<string, string | number>;
+import type { Announcement } from '../../jobs/batch.js';
 
 export const ANNOUNCEMENT_OF_KIND: Record<ContentKind, AnnouncementType> = {
   broadcast: AnnouncementType.Broadcast,
@@ -37,22 +29,12 @@ export const ANNOUNCEMENT_OF_KIND: Record<ContentKind, AnnouncementType> = {
 
 const TARGET_TYPE = { broadcast: AnnouncementType.Broadcast, reply: AnnouncementType.Reply } as const;
 
-export function toParquetRow(row: AnnouncementRow): Record<string, unknown> {
-  return { ...row, fromId: BigInt(row.fromId) };
-}
-
 /** Thrown when a job names an asset it does not carry (a job from an incompatible api version). */
 export class MissingAssetError extends Error {
   constructor(cid: string) {
     super(`the request refers to asset ${cid}, which its job does not describe`);
     this.name = 'MissingAssetError';
   }
-}
-
-/** An announcement row and, for a broadcast, reply, update or profile, the text of its ActivityStreams document. */
-export interface Announcement {
-  row: AnnouncementRow;
-  document?: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { findTool } from '@frequency-gateway/devstack';
 
 /** The repository's root: the cluster scripts (dev/cluster, dev/images) and the chart live under it. */
-export const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+export const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 export const CHART = `${REPOSITORY}charts/frequency-gateway`;
 /** The local cluster's kubectl on its kubeconfig (dev/cluster/kubectl). */
 export const KUBECTL = `${REPOSITORY}dev/cluster/kubectl`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type Route } from '../http/route.js';
+import { defineRoute, type Route } from './route.js';
 import type { Registry } from 'prom-client';
 
 export function metricsRoute(registry: Registry): Route {
