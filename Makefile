@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test test-cluster test-skaffold test-keda tools lint typecheck unit build docs bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
+.PHONY: help dev test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -90,6 +90,9 @@ image-check: build ## Without Docker: the image's production layout (npm ci --om
 docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md and the chart's values table
 	npm run docs:config
 	npm run docs:chart
+
+docs-check: node_modules/.package-lock.json ## Check the Markdown: README budgets, links, paths in code, make targets and npm scripts it names
+	npm test -- --selectProjects tools --testPathPatterns docsCheck
 
 clean: ## Remove build output and local dev state
 	rm -rf shared/*/dist services/*/dist dev/*/dist .dev
