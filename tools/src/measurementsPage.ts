@@ -36,7 +36,8 @@ function section(result: BenchmarkResult): string {
     '',
     `\`${result.benchmark}\`, ${result.date.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}, commit ` +
       `${commit.sha.slice(0, 12)}${commit.dirty ? ' with uncommitted changes' : ''}; ${machine.cpus} × ` +
-      `${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}.`,
+      `${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}; load average ` +
+      `${machine.loadAverage.join(', ')} at the end.`,
     '',
     ...(result.notes ?? []).flatMap((note) => [note, '']),
     '| figure | value | against (same run) | goal |',

@@ -40,7 +40,9 @@ describe('measurements page', () => {
 
     expect(page.indexOf('## Alpha')).toBeLessThan(page.indexOf('## Zeta under load'));
     const zeta = page.slice(page.indexOf('## Zeta under load'));
-    expect(zeta).toMatch(/^`zeta-load`, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, commit [0-9a-f]{12}/m);
+    expect(zeta).toMatch(
+      /^`zeta-load`, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, commit [0-9a-f]{12}.*; load average [\d.]+, [\d.]+, [\d.]+ at the end\.$/m,
+    );
     expect(zeta).toContain('32 connections for 4 s.');
     expect(zeta).toContain('| baseline: bare \\| handler | 900 req/s |  |  |');
     expect(zeta).toContain('| ratio api / baseline | 0.5 × | baseline: bare \\| handler | ≥ 0.5 |');

@@ -3,7 +3,7 @@
 // and, at its end, hands the same figures (its same-run baselines and ratios among them) to writeBenchmarkResult.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { arch, cpus, release, totalmem, type } from 'node:os';
+import { arch, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,8 @@ export interface Machine {
   /** Kernel name, release and architecture. */
   os: string;
   node: string;
+  /** 1, 5 and 15 minutes, when the result was written: on a shared machine, figures are as steady as this. */
+  loadAverage: number[];
 }
 
 export interface BenchmarkResult {
@@ -53,6 +55,7 @@ export function describeMachine(): Machine {
     memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
     os: `${type()} ${release()} ${arch()}`,
     node: process.version,
+    loadAverage: loadavg().map((load) => Math.round(load * 100) / 100),
   };
 }
 

@@ -27,6 +27,7 @@ describe('benchmark results', () => {
     expect(written.machine).toMatchObject({ cpus: cpus().length, node: process.version });
     expect(written.machine.memoryGiB).toBeGreaterThan(0);
     expect(written.machine.cpuModel.length).toBeGreaterThan(0);
+    expect(written.machine.loadAverage).toHaveLength(3);
   });
 
   it('keeps notes, and refuses a name that is no file name or a figure that is no number', () => {
