@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test test-cluster test-skaffold test-keda tools lint typecheck unit build docs bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
+.PHONY: help dev test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -44,11 +44,13 @@ unit: node_modules/.package-lock.json ## Only the tests (but the cluster suites)
 build: node_modules/.package-lock.json ## Compile every package to dist/ (what the image runs)
 	npm run build
 
-bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines; install-to-Ready and save-to-serving in the local cluster)
+bench: build ## Run the benchmarks on the compiled build (figures with same-run baselines; install-to-Ready and save-to-serving in the local cluster); each writes docs/measurements/<benchmark>.json, then docs/measurements.md is regenerated
 	npm run bench --workspaces --if-present
+	npm run docs:measurements
 
 bench-soak: ## The long benchmark: the whole gateway for BENCH_SOAK_MINUTES (30) at half its intake saturation on 6-second blocks (memory slopes through 5-minute floors, Redis memory and keys, p99 to finalized)
 	npm run bench:soak -w e2e
+	npm run docs:measurements
 
 IMAGE ?= frequency-gateway:dev
 image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev) with the project's dockerd (root) or DOCKER_HOST
@@ -87,9 +89,13 @@ keda: ## KEDA (operator and metrics API server, built from its Go module) in the
 image-check: build ## Without Docker: the image's production layout (npm ci --omit=dev, dist/) starts every component
 	tools/image-smoke
 
-docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md and the chart's values table
+docs: node_modules/.package-lock.json ## Regenerate docs/configuration.md, the chart's values table and docs/measurements.md
 	npm run docs:config
 	npm run docs:chart
+	npm run docs:measurements
+
+docs-check: node_modules/.package-lock.json ## Check the Markdown: README budgets, links, paths in code, make targets and npm scripts it names
+	npm test -- --selectProjects tools --testPathPatterns docsCheck
 
 clean: ## Remove build output and local dev state
 	rm -rf shared/*/dist services/*/dist dev/*/dist .dev

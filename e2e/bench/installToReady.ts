@@ -2,6 +2,8 @@
 // cluster is up and this runs as root; otherwise it says why nothing was measured (the benchmarks never start a
 // cluster of their own). One release of charts/frequency-gateway as the cluster suites install it (in-cluster devchain,
 // Redis and IPFS on volumes) in a namespace of its own, from `helm install` to every pod Ready, then removed.
+// Printed, and (when measured) written to docs/measurements/chart-install-to-ready.json.
+import { writeBenchmarkResult } from '@frequency-gateway/devstack';
 import {
   baseValues,
   KUBECTL,
@@ -41,6 +43,21 @@ async function main(): Promise<void> {
       `bench install-to-Ready: ${pods.length} pods Ready ${seconds.toFixed(1)} s after helm install ` +
         `(helm install --wait returned after ${install.seconds.toFixed(1)} s); restarts ${restarts}`,
     );
+    const written = writeBenchmarkResult({
+      benchmark: 'chart-install-to-ready',
+      title: 'Chart: helm install to every pod Ready in the local cluster',
+      figures: [
+        { name: 'helm install to every pod Ready', value: Number(seconds.toFixed(1)), unit: 's' },
+        { name: 'helm install --wait returned after', value: Number(install.seconds.toFixed(1)), unit: 's' },
+        { name: 'pods Ready', value: pods.length, unit: 'pods' },
+        { name: 'restarts', value: restarts, unit: 'restarts' },
+      ],
+      notes: [
+        'One release of charts/frequency-gateway as the cluster suites install it (in-cluster devchain, Redis and ' +
+          "IPFS on volumes) in a namespace of its own, in the project's local one-node Kubernetes (dev/cluster).",
+      ],
+    });
+    say(`written to ${written}`);
   } finally {
     await release.deleteNamespace();
     kube.close();

@@ -10,12 +10,13 @@
 // heap in it: what stays after the collector ran, where the minute samples swing with it by hundreds of MiB),
 // next to the least-squares slope of the minute samples; Redis memory and keys per minute and their slope after
 // the retention window; and p99 request → finalized (the POST to its SUCCESS webhook) in block times per 5-minute
-// window (goal ≤ 3).
+// window (goal ≤ 3). Printed, and the headline figures written to docs/measurements/soak.json.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
+import { type BenchmarkFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
 import { GatewayClient, LOGIN_URI } from '../src/clients/gatewayClient.js';
 import { startLocalGateway } from '../src/localGateway.js';
 
@@ -83,6 +84,8 @@ const signUps = { posted: 0, refused: 0, succeeded: 0, failed: 0, unknown: 0, ag
 /** Each accepted sign-up's referenceId, and the webhook-ids of the notifications received for it. */
 const signUpWebhooks = new Map<string, Set<string>>();
 let watcherDeliveries = 0;
+/** The headline figures, for docs/measurements/soak.json. */
+const figures: BenchmarkFigure[] = [];
 let soakStarted = 0;
 
 const receiver = createServer((request, response) => {
@@ -261,6 +264,10 @@ try {
   const rate = saturation / 2;
   line('intake saturation, this stack (64 connections)', `${saturation.toFixed(0)} accepted/s`);
   line('steady rate posted (half of it)', `${rate.toFixed(0)} broadcasts/s for ${MINUTES} min`);
+  figures.push(
+    { name: 'intake saturation, this stack (64 connections)', value: Math.round(saturation), unit: 'accepted/s' },
+    { name: 'steady rate posted (half of it)', value: Math.round(rate), unit: 'broadcasts/s' },
+  );
   line('block time, request retention (REQUEST_STATUS_TTL_SECONDS)', `${BLOCK_MS} ms, ${RETENTION_SECONDS} s`);
   line(
     'load average at the start (1, 5, 15 min)',
@@ -346,6 +353,17 @@ try {
     `${signUps.again} / ${signUps.twice} / ${signUps.unknown}`,
   );
   line('content watcher deliveries', String(watcherDeliveries));
+  figures.push(
+    { name: 'broadcasts accepted', value: counts.broadcastsAccepted, unit: 'broadcasts' },
+    { name: 'broadcasts refused', value: counts.broadcastsRefused, unit: 'broadcasts' },
+    { name: 'finalized (SUCCESS webhook)', value: counts.finalized, unit: 'broadcasts' },
+    { name: 'failed', value: counts.failed, unit: 'broadcasts' },
+    { name: 'no webhook 20 blocks after', value: posted.size, unit: 'broadcasts' },
+    { name: 'sign-ups accepted', value: signUps.posted, unit: 'sign-ups' },
+    { name: 'sign-up SUCCESS webhooks', value: signUps.succeeded, unit: 'webhooks' },
+    { name: 'sign-up second notices', value: signUps.twice, unit: 'webhooks', goal: '0' },
+    { name: 'content watcher deliveries', value: watcherDeliveries, unit: 'deliveries' },
+  );
   say('');
   say('p99 request → finalized (POST to SUCCESS webhook), by 5-minute window of the POST (goal ≤ 3 block times):');
   latencies.forEach((window, index) => {
@@ -354,6 +372,12 @@ try {
       `  minutes ${index * 5}–${index * 5 + 5}`,
       `${(p99 / BLOCK_MS).toFixed(2)} block times (p99 ${(p99 / 1000).toFixed(1)} s, p50 ${(percentile(window, 50) / 1000).toFixed(1)} s, ${window.length} requests)`,
     );
+    figures.push({
+      name: `p99 request → finalized, minutes ${index * 5}–${index * 5 + 5}`,
+      value: Number((p99 / BLOCK_MS).toFixed(2)),
+      unit: 'block times',
+      goal: '≤ 3',
+    });
   });
   say('');
   say(
@@ -371,6 +395,21 @@ try {
       `floors: RSS ${(slope(rssFloors) * 10).toFixed(2)}, heap ${(slope(heapFloors) * 10).toFixed(2)}; ` +
         `least squares ${(slope(points) * 10).toFixed(2)} (RSS floors ${mib(rssFloors)} MiB; heap floors ${mib(heapFloors)} MiB)`,
     );
+    const perTenMinutes = (value: number) => Number((value * 10).toFixed(2));
+    figures.push(
+      {
+        name: `${component.name}: RSS floors slope`,
+        value: perTenMinutes(slope(rssFloors)),
+        unit: 'MiB / 10 min',
+        goal: '< 1',
+      },
+      {
+        name: `${component.name}: heap floors slope`,
+        value: perTenMinutes(slope(heapFloors)),
+        unit: 'MiB / 10 min',
+        goal: '< 1',
+      },
+    );
   }
   say('');
   const settled = samples.filter((s) => s.minute >= Math.max(WARM_UP_MINUTES, RETENTION_SECONDS / 60));
@@ -379,6 +418,18 @@ try {
     `${(slope(settled.map((s) => [s.minute, s.usedMemory / MiB])) * 10 || 0).toFixed(2)} MiB / 10 min`,
   );
   line('  keys slope', `${(slope(settled.map((s) => [s.minute, s.keys])) * 10 || 0).toFixed(0)} keys / 10 min`);
+  figures.push(
+    {
+      name: 'Redis used_memory slope after the retention window',
+      value: Number((slope(settled.map((s) => [s.minute, s.usedMemory / MiB])) * 10 || 0).toFixed(2)),
+      unit: 'MiB / 10 min',
+    },
+    {
+      name: 'Redis keys slope after the retention window',
+      value: Math.round(slope(settled.map((s) => [s.minute, s.keys])) * 10 || 0),
+      unit: 'keys / 10 min',
+    },
+  );
   say('Redis each minute (minute, used_memory MiB, keys, keys without TTL):');
   for (const s of samples)
     say(`  ${s.minute.toFixed(1)}\t${(s.usedMemory / MiB).toFixed(1)}\t${s.keys}\t${s.keys - s.keysWithTtl}`);
@@ -389,6 +440,21 @@ try {
     'load average at the end (1, 5, 15 min)',
     readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', '),
   );
+  const measured = figures.filter((figure) => Number.isFinite(figure.value));
+  const unmeasured = figures.filter((figure) => !Number.isFinite(figure.value)).map((figure) => figure.name);
+  const written = writeBenchmarkResult({
+    benchmark: 'soak',
+    title: 'Soak: the whole gateway at half its intake saturation',
+    figures: measured,
+    notes: [
+      `${MINUTES} minutes (BENCH_SOAK_MINUTES) of the six components as local processes, a devchain with ${BLOCK_MS} ` +
+        `ms blocks, redis-server and Kubo; a SIWF sign-up every ${SIGNUP_EVERY_MS / 1000} s; request records kept ` +
+        `${RETENTION_SECONDS} s. Memory slopes after a ${WARM_UP_MINUTES}-minute warm-up, through the floor of each ` +
+        `${FLOOR_MINUTES}-minute window.`,
+      ...(unmeasured.length > 0 ? [`Too short a run to measure: ${unmeasured.join(', ')}.`] : []),
+    ],
+  });
+  say(`written to ${written}`);
 } finally {
   await client.close();
   redis.disconnect();

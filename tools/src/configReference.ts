@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderVariableTable } from '@frequency-gateway/platform';
 import { COMPONENTS, repositoryRoot } from './components.js';
+import { writeOrCheck } from './generatedDocument.js';
 
 export const REFERENCE_PATH = join(repositoryRoot, 'docs', 'configuration.md');
 
@@ -25,16 +25,5 @@ export function renderConfigurationReference(): string {
   ].join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const rendered = renderConfigurationReference();
-  if (process.argv.includes('--write')) {
-    writeFileSync(REFERENCE_PATH, rendered);
-    process.stdout.write(`wrote ${REFERENCE_PATH}\n`);
-  } else {
-    const current = readFileSync(REFERENCE_PATH, 'utf8');
-    if (current !== rendered) {
-      process.stderr.write('docs/configuration.md is stale: run `npm run docs:config`\n');
-      process.exit(1);
-    }
-  }
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  writeOrCheck(REFERENCE_PATH, renderConfigurationReference(), 'npm run docs:config');

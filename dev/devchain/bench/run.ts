@@ -1,14 +1,18 @@
 // Devchain benchmarks: start to first block, signed extrinsics per block in interval mode, memory after
-// 10,000 blocks. Each figure comes with a baseline measured in the same run, and the ratio between them.
+// 10,000 blocks. Each figure comes with a baseline measured in the same run, and the ratio between them. Printed,
+// and written to docs/measurements/devchain.json.
 import { ApiPromise, WsProvider } from '@polkadot/api';
 import type { KeyringPair } from '@polkadot/keyring/types';
 import { Metadata, TypeRegistry } from '@polkadot/types';
 import { performance } from 'node:perf_hooks';
+import { type BenchmarkFigure, printFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
 import { devKeyring, startDevchain, buildMetadata } from '../src/index.js';
 
-const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(44)} ${value}\n`);
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const figures: BenchmarkFigure[] = [];
+const report = (figure: BenchmarkFigure) => figures.push(printFigure(figure, 45));
+const notes: string[] = [];
+const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+const mib = (bytes: number) => round(bytes / 1024 / 1024, 1);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 async function startToFirstBlock() {
@@ -25,10 +29,11 @@ async function startToFirstBlock() {
   await new Promise<void>((resolve) => devchain.chain.once('block', () => resolve()));
   const firstBlock = performance.now() - started;
   await devchain.close();
-  line('start: listening', ms(listening));
-  line('start: first block', ms(firstBlock));
-  line('baseline: decode the metadata once', ms(baseline));
-  line('ratio first block / baseline', `${(firstBlock / baseline).toFixed(1)}×`);
+  const DECODE = 'baseline: decode the metadata once';
+  report({ name: 'start: listening', value: round(listening), unit: 'ms' });
+  report({ name: 'start: first block', value: round(firstBlock), unit: 'ms', baseline: DECODE });
+  report({ name: DECODE, value: round(baseline), unit: 'ms' });
+  report({ name: 'ratio first block / baseline', value: round(firstBlock / baseline, 1), unit: '×', baseline: DECODE });
 }
 
 async function extrinsicsPerBlock(total: number, blockTimeMs: number) {
@@ -58,12 +63,20 @@ async function extrinsicsPerBlock(total: number, blockTimeMs: number) {
   const included = busy.reduce((sum, count) => sum + count, 0);
   await api.disconnect();
   await devchain.close();
-  line(`throughput: ${total} transfers, block time`, ms(blockTimeMs));
-  line('throughput: included', `${included} of ${total} in ${busy.length} blocks`);
-  line('throughput: most in one block', `${Math.max(...busy)}`);
-  line('throughput: submitted per second', `${(total / submitSeconds).toFixed(0)}`);
-  line('baseline: client signs per second', `${(total / signingSeconds).toFixed(0)}`);
-  line('ratio accepted / signed per second', `${(signingSeconds / submitSeconds).toFixed(2)}`);
+  const SIGNING = 'baseline: client signs per second';
+  notes.push(`Throughput: ${total} signed transfers (BENCH_TRANSFERS) submitted at once, ${blockTimeMs} ms blocks.`);
+  report({ name: 'throughput: included', value: included, unit: `of ${total} transfers` });
+  report({ name: 'throughput: blocks they took', value: busy.length, unit: 'blocks' });
+  report({ name: 'throughput: most in one block', value: Math.max(...busy), unit: 'transfers' });
+  report({
+    name: 'throughput: submitted per second',
+    value: round(total / submitSeconds),
+    unit: '/s',
+    baseline: SIGNING,
+  });
+  report({ name: SIGNING, value: round(total / signingSeconds), unit: '/s' });
+  const ratio = round(signingSeconds / submitSeconds, 2);
+  report({ name: 'ratio accepted / signed per second', value: ratio, unit: '×', baseline: SIGNING });
 }
 
 async function memoryAfterBlocks(blocks: number) {
@@ -76,14 +89,22 @@ async function memoryAfterBlocks(blocks: number) {
   gc();
   const after = process.memoryUsage().heapUsed;
   await devchain.close();
-  line(`memory: heap after ${blocks} blocks`, mb(after));
-  line('baseline: heap after genesis', mb(baseline));
-  line('memory: growth per block', `${((after - baseline) / blocks / 1024).toFixed(2)} KiB`);
-  line('ratio heap after / after genesis', `${(after / baseline).toFixed(2)}×`);
-  line('sealing: empty blocks per second', `${(blocks / seconds).toFixed(0)}`);
+  const GENESIS = 'baseline: heap after genesis';
+  report({ name: `memory: heap after ${blocks} blocks`, value: mib(after), unit: 'MiB', baseline: GENESIS });
+  report({ name: GENESIS, value: mib(baseline), unit: 'MiB' });
+  report({ name: 'memory: growth per block', value: round((after - baseline) / blocks / 1024, 2), unit: 'KiB' });
+  report({ name: 'ratio heap after / after genesis', value: round(after / baseline, 2), unit: '×', baseline: GENESIS });
+  report({ name: 'sealing: empty blocks per second', value: round(blocks / seconds), unit: '/s' });
 }
 
 await startToFirstBlock();
 await extrinsicsPerBlock(Number(process.env.BENCH_TRANSFERS ?? 1500), Number(process.env.BENCH_BLOCK_TIME_MS ?? 2000));
 await memoryAfterBlocks(Number(process.env.BENCH_BLOCKS ?? 10_000));
+const written = writeBenchmarkResult({
+  benchmark: 'devchain',
+  title: 'Devchain: start, transfers per block, memory over blocks',
+  figures,
+  notes,
+});
+process.stdout.write(`written to ${written}\n`);
 process.exit(0);

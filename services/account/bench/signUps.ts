@@ -2,8 +2,9 @@
 // response (addProvider, claimHandle, itemActions and a login, sr25519), posted all at once. Reported: the time
 // from the first POST until every SUCCESS webhook has arrived (also in block times), the transactions used,
 // and the POST latency (p50, p99) next to same-run baselines on the same api at the same concurrency: GET /livez,
-// and an account look-up (one chain read).
+// and an account look-up (one chain read). Printed, and written to docs/measurements/account-sign-ups.json.
 import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { type BenchmarkFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
 import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { startAccountStack } from '../test/support/stack.js';
 
@@ -91,6 +92,43 @@ try {
   );
   line('POST p99 / GET /livez p99', (percentile(posts.ms, 99) / percentile(baseline.ms, 99)).toFixed(1));
   line('POST p99 / one-chain-read GET p99', (percentile(posts.ms, 99) / percentile(chainRead.ms, 99)).toFixed(1));
+
+  const LIVEZ = 'baseline: GET /livez p99 (same burst)';
+  const CHAIN_READ = 'baseline: GET /v1/accounts/account/{key} p99 (one chain read)';
+  const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+  const figures: BenchmarkFigure[] = [
+    { name: 'accepted (200)', value: accepted, unit: `of ${SIGNUPS} sign-ups` },
+    { name: 'SUCCESS webhooks', value: succeeded, unit: `of ${deliveries.length} webhooks` },
+    { name: 'first POST → last webhook', value: round(elapsed / 1000, 1), unit: 's' },
+    { name: 'first POST → last webhook, in block times', value: round(elapsed / BLOCK_MS, 1), unit: 'block times' },
+    { name: 'transactions per sign-up', value: round(transactions / Math.max(1, succeeded), 2), unit: 'transactions' },
+    { name: 'POST latency p50', value: round(percentile(posts.ms, 50)), unit: 'ms' },
+    { name: 'POST latency p99', value: round(percentile(posts.ms, 99)), unit: 'ms', baseline: LIVEZ },
+    { name: LIVEZ, value: round(percentile(baseline.ms, 99)), unit: 'ms' },
+    { name: CHAIN_READ, value: round(percentile(chainRead.ms, 99)), unit: 'ms' },
+    {
+      name: 'POST p99 / GET /livez p99',
+      value: round(percentile(posts.ms, 99) / percentile(baseline.ms, 99), 1),
+      unit: '×',
+      baseline: LIVEZ,
+    },
+    {
+      name: 'POST p99 / one-chain-read GET p99',
+      value: round(percentile(posts.ms, 99) / percentile(chainRead.ms, 99), 1),
+      unit: '×',
+      baseline: CHAIN_READ,
+    },
+  ];
+  const written = writeBenchmarkResult({
+    benchmark: 'account-sign-ups',
+    title: 'Account: SIWF sign-ups posted at once',
+    figures,
+    notes: [
+      `${SIGNUPS} new users (BENCH_SIGNUPS), each a SIWF response with addProvider, claimHandle, itemActions and a ` +
+        `login (sr25519), posted all at once; a devchain with ${BLOCK_MS} ms blocks (BENCH_BLOCK_MS).`,
+    ],
+  });
+  line('result', written);
 } finally {
   await stack.stop();
 }

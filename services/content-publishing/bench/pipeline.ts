@@ -2,14 +2,21 @@
 // broadcasts (10,000) posted as fast as the api takes them, then timed until the last is finalized. Reported:
 // announcements per minute from the first POST to the last finalization, the time from the last POST to the
 // last finalization in block times (goal ≤ 3), and the transactions used, next to the chain-side limit (the
-// maximum calls per capacity batch × the messages a block can hold).
+// maximum calls per capacity batch × the messages a block can hold). Printed, and written to
+// docs/measurements/content-publishing-pipeline.json.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChainQueries, connectChain } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
-import { cpuSeconds, startKubo, startRedisServer } from '@frequency-gateway/devstack';
+import {
+  cpuSeconds,
+  startKubo,
+  startRedisServer,
+  writeBenchmarkResult,
+  type BenchmarkFigure,
+} from '@frequency-gateway/devstack';
 import { nodeArgsFrom, spawnApi, spawnWorker } from '../test/support/apiProcess.js';
 import { metric } from '../test/support/pipeline.js';
 
@@ -100,7 +107,8 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const done = performance.now();
-  const cpu = processes.map(([name, read], index) => `${name} ${(read() - (cpuBefore[index] as number)).toFixed(1)}`);
+  const cpuUsed = processes.map(([name, read], index) => [name, read() - (cpuBefore[index] as number)] as const);
+  const cpu = cpuUsed.map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`);
   const finalized = await metric(worker.url, 'content_requests_finished_total', 'outcome="finalized"');
   const transactions = await metric(worker.url, 'content_publish_transactions_total', 'outcome="submitted"');
   const calls = await metric(worker.url, 'content_publish_calls_per_transaction_sum');
@@ -124,6 +132,38 @@ try {
     'chain-side limit: calls per batch × messages per block',
     `${maxBatch} × ${perBlock} (each message a batch file of up to BATCH_MAX_COUNT = 1000 rows)`,
   );
+  const rounded = (value: number, digits = 0) => Number(value.toFixed(digits));
+  const figures: BenchmarkFigure[] = [
+    { name: 'broadcasts posted in', value: rounded((lastPost - started) / 1000, 1), unit: 's' },
+    { name: 'refused while posting (posted again)', value: refused, unit: 'answers' },
+    { name: 'finalized', value: finalized, unit: `of ${BROADCASTS} broadcasts` },
+    {
+      name: 'announcements per minute, first POST to last finalized',
+      value: rounded((BROADCASTS / (done - started)) * 60_000),
+      unit: '/min',
+    },
+    {
+      name: 'last POST to last finalized',
+      value: rounded((done - lastPost) / BLOCK_MS, 2),
+      unit: 'block times',
+      goal: '≤ 3',
+    },
+    { name: 'capacity transactions used', value: transactions, unit: 'transactions' },
+    { name: 'messages in them', value: calls, unit: 'messages' },
+    ...cpuUsed.map(([name, seconds]) => ({ name: `CPU seconds: ${name}`, value: rounded(seconds, 1), unit: 's' })),
+  ];
+  const written = writeBenchmarkResult({
+    benchmark: 'content-publishing-pipeline',
+    title: 'Content publishing pipeline: broadcasts to finalized announcements',
+    figures,
+    notes: [
+      `${BROADCASTS} broadcasts (BENCH_BROADCASTS) from ${CONNECTIONS} connections, on a devchain with ${BLOCK_MS} ms ` +
+        `blocks (BENCH_BLOCK_MS); api and worker from ${compiled ? 'dist/ (compiled)' : 'src/ through tsx'}. CPU ` +
+        `seconds are from the first POST to the last finalization, ${((done - started) / 1000).toFixed(1)} s.`,
+      `Chain-side limit: ${maxBatch} calls per capacity batch × ${perBlock} messages per block.`,
+    ],
+  });
+  line('result', written);
 } finally {
   await worker.stop();
   await api.stop();

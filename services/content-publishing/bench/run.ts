@@ -7,6 +7,7 @@
 //   kind of store directly (goal ≥ 0.8), with the api process's peak RSS growth (goal < 64 MiB).
 // The api and the baseline run as processes of their own, as they are deployed. Each is measured in short
 // rounds alternating with its baseline (BENCH_INTAKE_ROUNDS, BENCH_UPLOAD_ROUNDS) and the median ratio reported.
+// Printed, and written to docs/measurements/content-publishing-api.json.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,14 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { startDevchain } from '@frequency-gateway/devchain';
-import { cpuSeconds, startRedisServer, waitUntil, type ServerProcess } from '@frequency-gateway/devstack';
+import {
+  cpuSeconds,
+  startRedisServer,
+  waitUntil,
+  writeBenchmarkResult,
+  type BenchmarkFigure,
+  type ServerProcess,
+} from '@frequency-gateway/devstack';
 import { EmbeddedStore } from '@frequency-gateway/storage';
 import { generatedBytes, nodeArgsFrom, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
 
@@ -27,11 +35,36 @@ const MiB = 1024 * 1024;
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
 
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
+
 /** The median of the rounds' ratios, followed by every round's, lowest first. */
 function medianOf(ratios: number[]): string {
   const sorted = [...ratios].sort((x, y) => x - y);
-  const median = sorted[Math.floor(sorted.length / 2)] as number;
-  return `${median.toFixed(2)} (rounds ${sorted.map((ratio) => ratio.toFixed(2)).join(', ')})`;
+  return `${median(ratios).toFixed(2)} (rounds ${sorted.map((ratio) => ratio.toFixed(2)).join(', ')})`;
+}
+
+const rounded = (value: number, digits = 0) => Number(value.toFixed(digits));
+const figures: BenchmarkFigure[] = [];
+
+/** A rate and its same-run baseline, as figures, with the median of the rounds' ratios between them. */
+function rateAgainstBaseline(
+  baseline: [name: string, rate: number],
+  measured: [name: string, rate: number],
+  ratios: number[],
+  unit: string,
+  goal?: string,
+): BenchmarkFigure[] {
+  return [
+    { name: baseline[0], value: rounded(baseline[1]), unit },
+    { name: measured[0], value: rounded(measured[1]), unit, baseline: baseline[0] },
+    {
+      name: `${measured[0]} / baseline, median of ${ratios.length} rounds`,
+      value: rounded(median(ratios), 2),
+      unit: '×',
+      baseline: baseline[0],
+      ...(goal ? { goal } : {}),
+    },
+  ];
 }
 
 interface Saturation {
@@ -161,6 +194,21 @@ try {
     )}`,
   );
   line('non-2xx answers or errors (api, baseline)', `${intake.errors}, ${bare.errors}`);
+  const BARE = 'baseline: bare Express + LPUSH';
+  figures.push(
+    ...rateAgainstBaseline(
+      [BARE, bare.rps],
+      ['broadcast intake', intake.rps],
+      rounds.map((round) => round.api.rps / round.bare.rps),
+      'req/s',
+      '≥ 0.5',
+    ),
+    { name: 'baseline p99 (highest round)', value: bare.p99, unit: 'ms' },
+    { name: 'broadcast intake p99 (highest round)', value: intake.p99, unit: 'ms' },
+    { name: 'baseline CPU per request', value: rounded(bare.cpuPerRequest), unit: 'µs' },
+    { name: 'broadcast intake CPU per request', value: rounded(intake.cpuPerRequest), unit: 'µs', baseline: BARE },
+    { name: 'non-2xx answers or errors, intake', value: intake.errors, unit: 'answers' },
+  );
 
   // Acknowledged = durable, in alternating rounds as above: the same api with and without the WAIT per turn.
   await saturate(acknowledgedApi);
@@ -194,6 +242,15 @@ try {
     medianOf(durability.map((round) => round.replicated.rps / round.acknowledged.rps)),
   );
   line('non-2xx answers or errors (acknowledged, replicated)', `${acknowledged.errors}, ${replicated.errors}`);
+  figures.push(
+    ...rateAgainstBaseline(
+      ['primary + 1 replica, acknowledged', acknowledged.rps],
+      ['same, REDIS_DURABILITY=replicated', replicated.rps],
+      durability.map((round) => round.replicated.rps / round.acknowledged.rps),
+      'req/s',
+    ),
+    { name: 'replicated p99 (highest round)', value: replicated.p99, unit: 'ms' },
+  );
 
   // Uploads in alternating rounds too, each of new bytes (a store may skip blocks it has).
   const direct = new EmbeddedStore(directDir);
@@ -233,6 +290,28 @@ try {
     medianOf(uploads.map((round) => round.direct / round.api)),
   );
   line('api peak RSS growth during an upload (goal < 64 MiB)', `${(peakGrowth / MiB).toFixed(1)} MiB`);
+  figures.push(
+    ...rateAgainstBaseline(
+      ['baseline: store.add directly', UPLOAD_BYTES / MiB / mean((round) => round.direct)],
+      ['upload through POST /v2/asset/upload', UPLOAD_BYTES / MiB / mean((round) => round.api)],
+      uploads.map((round) => round.direct / round.api),
+      'MiB/s',
+      '≥ 0.8',
+    ),
+    { name: 'api peak RSS growth during an upload', value: rounded(peakGrowth / MiB, 1), unit: 'MiB', goal: '< 64' },
+  );
+  const written = writeBenchmarkResult({
+    benchmark: 'content-publishing-api',
+    title: 'Content publishing api: broadcast intake, durable acknowledgement, uploads',
+    figures,
+    notes: [
+      `The api runs from ${compiled ? 'dist/ (compiled)' : 'src/ through tsx'}, as a process of its own. Intake: ` +
+        `32 connections for ${INTAKE_SECONDS} s per round (BENCH_INTAKE_SECONDS), api and baseline in alternating ` +
+        'rounds. Durability: the same api on a primary with one replica, with and without REDIS_DURABILITY=replicated.',
+      `Uploads: ${size} each (BENCH_UPLOAD_BYTES), through the api and straight into an embedded store, alternating.`,
+    ],
+  });
+  line('result', written);
 } finally {
   await api.stop();
   await baselineServer.stop();

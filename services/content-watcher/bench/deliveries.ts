@@ -2,12 +2,19 @@
 // (50) is put in Kubo and announced on a devchain, then one watcher worker starts at block 1 and is timed until
 // the webhook receiver (on this machine) has every announcement. Reported: announcements delivered per second,
 // next to a baseline measured in the same run, the receiver's own rate for plain POSTs from this process with
-// the same concurrency (WEBHOOK_CONCURRENCY), as a ratio; and the worker's peak memory.
+// the same concurrency (WEBHOOK_CONCURRENCY), as a ratio; and the worker's peak memory. Printed, and written to
+// docs/measurements/content-watcher-deliveries.json.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ChainQueries, connectChain, loadProviderKey, messageCalls } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
-import { spawnServer, startKubo, startRedisServer, startWebhookReceiver } from '@frequency-gateway/devstack';
+import {
+  spawnServer,
+  startKubo,
+  startRedisServer,
+  startWebhookReceiver,
+  writeBenchmarkResult,
+} from '@frequency-gateway/devstack';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { AnnouncementType, parseParquetModel, writeBatch } from '@frequency-gateway/dsnp';
 import { KuboStore } from '@frequency-gateway/storage';
@@ -128,6 +135,30 @@ try {
   line(`baseline: plain POSTs per second (${CONCURRENCY} at a time)`, baselineRate.toFixed(0));
   line('watcher rate / baseline', (rate / baselineRate).toFixed(2));
   line('worker peak RSS', `${(Math.max(peak, worker.memory().peak) / 2 ** 20).toFixed(0)} MiB`);
+  const PLAIN_POSTS = `baseline: plain POSTs per second (${CONCURRENCY} at a time)`;
+  const written = writeBenchmarkResult({
+    benchmark: 'content-watcher-deliveries',
+    title: 'Content watcher: a backlog of announcements delivered to a webhook',
+    figures: [
+      { name: 'delivered (distinct webhook ids)', value: distinct, unit: `of ${ROWS} announcements` },
+      { name: 'worker start to last delivery', value: Number(seconds.toFixed(1)), unit: 's' },
+      { name: 'announcements delivered per second', value: Math.round(rate), unit: '/s', baseline: PLAIN_POSTS },
+      { name: PLAIN_POSTS, value: Math.round(baselineRate), unit: '/s' },
+      {
+        name: 'watcher rate / baseline',
+        value: Number((rate / baselineRate).toFixed(2)),
+        unit: '×',
+        baseline: PLAIN_POSTS,
+      },
+      { name: 'worker peak RSS', value: Math.round(Math.max(peak, worker.memory().peak) / 2 ** 20), unit: 'MiB' },
+    ],
+    notes: [
+      `${ROWS} broadcast rows (BENCH_ROWS) in ${FILES} batch files (BENCH_FILES) in Kubo, announced on a devchain with ` +
+        `500 ms blocks; one worker from ${compiled ? 'dist/ (compiled)' : 'src/ through tsx'} starts at block 1, ` +
+        `WEBHOOK_CONCURRENCY ${CONCURRENCY}; the receiver runs on the same machine.`,
+    ],
+  });
+  line('result', written);
 } finally {
   await worker?.stop();
   await chain.close();

@@ -1,10 +1,11 @@
 // Streaming benchmark: add a large stream to each store while sampling memory; every figure is reported
-// against a baseline measured in the same run (hashing the same stream without storing it).
+// against a baseline measured in the same run (hashing the same stream without storing it). Printed, and written
+// to docs/measurements/storage-streaming.json.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startKubo } from '@frequency-gateway/devstack';
+import { type BenchmarkFigure, printFigure, startKubo, writeBenchmarkResult } from '@frequency-gateway/devstack';
 import { EmbeddedStore, KuboStore, type ContentStore } from '../src/index.js';
 
 const TOTAL = Number(process.env.BENCH_BYTES ?? 1024 ** 3);
@@ -47,7 +48,10 @@ async function measure(label: string, run: () => Promise<unknown>) {
   };
 }
 
-const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(50)}${value}\n`);
+const figures: BenchmarkFigure[] = [];
+const report = (figure: BenchmarkFigure) => figures.push(printFigure(figure));
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+const HASH_ONLY = 'baseline: hash only';
 
 const baseline = await measure('hash only', async () => {
   const hash = createHash('sha256');
@@ -60,19 +64,29 @@ const stores: [string, ContentStore][] = [
   ['embedded', new EmbeddedStore(dir)],
   ['kubo', new KuboStore({ url: kubo.apiUrl })],
 ];
-line(
-  `stream of ${(TOTAL / MiB).toFixed(0)} MiB, baseline: hash only`,
-  `${(TOTAL / MiB / baseline.seconds).toFixed(0)} MiB/s`,
-);
+process.stdout.write(`stream of ${(TOTAL / MiB).toFixed(0)} MiB\n`);
+report({ name: HASH_ONLY, value: round(TOTAL / MiB / baseline.seconds, 0), unit: 'MiB/s' });
 for (const [name, store] of stores) {
   const result = await measure(name, () => store.add(source()));
-  line(`${name}: add`, `${(TOTAL / MiB / result.seconds).toFixed(0)} MiB/s`);
-  line(`${name}: ratio add time / hash time`, `${(result.seconds / baseline.seconds).toFixed(1)}×`);
-  line(`${name}: peak heap growth while adding`, `${(result.heapGrowth / MiB).toFixed(1)} MiB`);
-  line(`${name}: peak RSS growth while adding`, `${(result.rssGrowth / MiB).toFixed(1)} MiB`);
-  line(`${name}: peak ArrayBuffer growth while adding`, `${(result.bufferGrowth / MiB).toFixed(1)} MiB`);
+  const mib = (bytes: number) => round(bytes / MiB, 1);
+  report({ name: `${name}: add`, value: round(TOTAL / MiB / result.seconds, 0), unit: 'MiB/s', baseline: HASH_ONLY });
+  const ratio = round(result.seconds / baseline.seconds, 1);
+  report({ name: `${name}: ratio add time / hash time`, value: ratio, unit: '×', baseline: HASH_ONLY });
+  report({ name: `${name}: peak heap growth while adding`, value: mib(result.heapGrowth), unit: 'MiB' });
+  report({ name: `${name}: peak RSS growth while adding`, value: mib(result.rssGrowth), unit: 'MiB' });
+  report({ name: `${name}: peak ArrayBuffer growth while adding`, value: mib(result.bufferGrowth), unit: 'MiB' });
 }
-line('baseline: peak RSS growth while hashing', `${(baseline.rssGrowth / MiB).toFixed(1)} MiB`);
+report({ name: 'baseline: peak RSS growth while hashing', value: round(baseline.rssGrowth / MiB, 1), unit: 'MiB' });
+const written = writeBenchmarkResult({
+  benchmark: 'storage-streaming',
+  title: 'Storage: a large stream added to each content store',
+  figures,
+  notes: [
+    `A stream of ${(TOTAL / MiB).toFixed(0)} MiB (BENCH_BYTES) in 64 KiB chunks, added to the embedded store and to ` +
+      'a local Kubo; the baseline hashes the same stream (sha-256) without storing it.',
+  ],
+});
+process.stdout.write(`written to ${written}\n`);
 await stores[0]?.[1].close?.();
 await kubo.stop();
 rmSync(dir, { recursive: true, force: true });
