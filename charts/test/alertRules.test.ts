@@ -12,7 +12,7 @@ import { schemaProblems, type K8sObject } from './support/kubernetesObjects.js';
 import { runPromtool } from './support/promtool.js';
 
 const { render, refusal } = chartHelm();
-const RULE_TESTS = join(repositoryRoot, 'tools', 'test', 'alerts', 'rules.promtool.yaml');
+const RULE_TESTS = join(repositoryRoot, 'charts', 'test', 'alerts', 'rules.promtool.yaml');
 const RUNBOOKS = join(repositoryRoot, 'docs', 'runbooks.md');
 const MONITORED = { ...REQUIRED, metrics: { serviceMonitor: { enabled: true } } };
 
