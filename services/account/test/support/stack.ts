@@ -8,10 +8,12 @@ import { Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { ACCOUNT_QUEUES } from '../../src/index.js';
 import {
+  callJson,
   spawnServer,
   startRedisBacking,
   startWebhookReceiver,
   waitUntil,
+  type JsonAnswer,
   type LocalRedis,
   type LocalRedisCluster,
   type LocalRedisSentinelGroup,
@@ -55,7 +57,7 @@ export interface AccountStack {
   /** One more api process with other settings (e.g. read-only), stopped with the stack. */
   startApi(env: Record<string, string>): Promise<ServerProcess>;
   /** A JSON request to the api. */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  call(method: string, path: string, body?: unknown): Promise<JsonAnswer>;
   /** What a new user of the given key kind signs up with: the three payloads and a login. */
   signUpOf(user: SiwfUser, options?: Partial<SignUpOptions>): ReturnType<SiwfUser['signUp']>;
   /** The one webhook of a request, once it has arrived, checked to be signed (fails on a second delivery). */
@@ -166,14 +168,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       ...overrides,
     });
   };
-  const call: AccountStack['call'] = async (method, path, body) => {
-    const response = await fetch(`${api.url}${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
+  const call: AccountStack['call'] = (method, path, body) => callJson(api.url, method, path, body);
 
   // Through the Sentinels, the admin client and the queues follow a failover to the new primary.
   const viaSentinels = sentinel && {

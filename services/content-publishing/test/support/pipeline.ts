@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
 import {
+  callJson,
   startKubo,
   startRedisBacking,
   waitUntil,
@@ -18,7 +19,6 @@ export { waitUntil } from '@frequency-gateway/devstack';
 import { readBatch } from '@frequency-gateway/dsnp';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { spawnApi, spawnWorker, type ApiProcess } from './apiProcess.js';
-import { call } from './stack.js';
 
 /** The publishing pipeline as deployed: api and worker processes, the devchain, Redis and Kubo each their own. */
 export interface PipelineStack {
@@ -126,7 +126,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
   for (let index = 0; index < (options.workers ?? 1); index++) await startWorker();
 
   const request = async (referenceId: string) => {
-    const answer = await call(api.url, 'GET', `/v1/requests/${referenceId}`);
+    const answer = await callJson(api.url, 'GET', `/v1/requests/${referenceId}`);
     return answer.status === 200 ? (answer.body as RequestRecord) : undefined;
   };
   const apis: ApiProcess[] = [];
