@@ -10,3 +10,4 @@ export * from './redisCluster.js';
 export * from './redisSentinel.js';
 export * from './redisBacking.js';
 export * from './failoverDrill.js';
+export * from './webhookReceiverProgram.js';
