@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
 import { GatewayClient, LOGIN_URI } from '../src/journeys/gatewayClient.js';
-import { startLocalGateway } from '../src/localGateway.js';
+import { startLocalGateway } from '@frequency-gateway/devstack/gateway';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
@@ -150,13 +150,13 @@ const gateway = await startLocalGateway({
 });
 const components = Object.values(gateway.components);
 const api = gateway.components['content-publishing-api']!.url;
-const redis = new Redis(gateway.redisUrl, { lazyConnect: false });
+const redis = new Redis(gateway.backing.redis.url, { lazyConnect: false });
 const client = await GatewayClient.connect({
   account: gateway.components['account-api']!.url,
   contentPublishing: api,
   contentWatcher: gateway.components['content-watcher-api']!.url,
-  ipfsGateway: gateway.ipfsGatewayUrl,
-  chainUrl: gateway.chainUrl,
+  ipfsGateway: gateway.backing.kubo!.gatewayUrl,
+  chainUrl: gateway.backing.chain.url,
 });
 
 let sequence = 0;

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil, webhookReceiverProgram } from '@frequency-gateway/devstack';
-import { GATEWAY_COMPONENTS } from '../src/localGateway.js';
+import { GATEWAY_COMPONENTS } from '@frequency-gateway/devstack/gateway';
 import {
   createNamespace,
   deleteNamespace,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findTool, startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
-import { startLocalGateway, type LocalGateway } from '../src/index.js';
+import { startLocalGateway, type LocalGateway } from '@frequency-gateway/devstack/gateway';
 
 /**
  * Schemathesis, driven by each api's own OpenAPI document, against a running gateway. Every response must be

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { webhookReceiverProgram } from '@frequency-gateway/devstack';
-import { GATEWAY_COMPONENTS } from '../localGateway.js';
-import type { Role, Service } from '../components.js';
+import { GATEWAY_COMPONENTS, type Role, type Service } from '@frequency-gateway/devstack/gateway';
 import { Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { provisionProvider } from '../provider.js';
 import { chainContainer, kuboContainer, redisContainer } from './backingContainers.js';

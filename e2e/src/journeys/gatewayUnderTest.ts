@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { startWebhookReceiver } from '@frequency-gateway/devstack';
-import type { Service } from '../components.js';
+import { startLocalGateway, type LocalGateway, type Service } from '@frequency-gateway/devstack/gateway';
 import { startContainerGateway, type ContainerGateway } from '../containers/containerGateway.js';
 import { docker, missingContainerPrerequisites, publishedPort, useProjectDocker } from '../containers/docker.js';
 import { imageSource, prepareImages } from '../containers/images.js';
-import { startLocalGateway, type LocalGateway } from '../localGateway.js';
 import { GatewayClient, LOGIN_URI, type GatewayEndpoints } from './gatewayClient.js';
 import { containerDisruptions, localDisruptions, type Disruptions } from './disruptions.js';
 import { ReceivedWebhooks } from './receiver.js';
@@ -121,7 +120,7 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
       local = await startLocalGateway({
         env: { ...env, OUTBOUND_POLICY: 'allowlist', OUTBOUND_ALLOWED_DESTINATIONS: '127.0.0.1' },
         // As the run's Redis container keeps it: a restart loses nothing.
-        redisAppendOnly: 'everysec',
+        redisServer: { appendOnly: 'everysec' },
         serviceEnv: serviceEnv(received.destination('')),
       });
     } catch (error) {
@@ -138,8 +137,8 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
         account: local.components['account-api']!.url,
         contentPublishing: local.components['content-publishing-api']!.url,
         contentWatcher: local.components['content-watcher-api']!.url,
-        ipfsGateway: local.ipfsGatewayUrl,
-        chainUrl: local.chainUrl,
+        ipfsGateway: local.backing.kubo!.gatewayUrl,
+        chainUrl: local.backing.chain.url,
       },
       describe: () => `local processes (${why}; devchain, redis-server, Kubo; the receiver in this process)`,
       stop: async () => {

@@ -5,7 +5,7 @@ import {
   waitUntil,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
-import type { ApiProcess } from './support/apiProcess.js';
+import type { ComponentProcess } from '@frequency-gateway/devstack/gateway';
 import { startPipeline, type PipelineStack } from './support/pipeline.js';
 
 // The Redis primary dies (kill -9) in the middle of broadcasts posted at a steady rate, on a primary with two
@@ -33,7 +33,7 @@ const SECRET = 'failover-webhook-secret-0123456789';
 
 let stack: PipelineStack;
 /** An api that answers 202 only once a replica has the request; `stack.api` answers once the primary has it. */
-let durable: ApiProcess;
+let durable: ComponentProcess;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
