@@ -4,9 +4,9 @@
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { spawnServer, startRedisServer, type LocalRedis, type ServerProcess } from '@frequency-gateway/devstack';
-import { COMPONENTS, repositoryRoot } from '@frequency-gateway/tools/components';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { startComponentProcess, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
+import { COMPONENTS } from '@frequency-gateway/tools/components';
 import { chartHelm, hooksOf, named, PREFIX, REQUIRED } from './chartRendering.js';
 import { podSpec, type K8sObject } from './support/kubernetesObjects.js';
 
@@ -108,10 +108,10 @@ describe('helm test', () => {
 
   describe('the content-watcher test Pod run against a real content-watcher api', () => {
     let redis: LocalRedis;
-    let watcher: ServerProcess;
+    let watcher: ComponentProcess;
     beforeAll(async () => {
       redis = await startRedisServer();
-      watcher = await spawnServer([join(repositoryRoot, 'services/content-watcher/src/main.ts'), 'api'], {
+      watcher = await startComponentProcess('content-watcher', 'api', {
         REDIS_URL: redis.url,
         ENVIRONMENT: 'production',
         QUEUES_BASIC_AUTH: 'admin:board-password',

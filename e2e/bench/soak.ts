@@ -18,7 +18,7 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
 import { type BenchmarkFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
 import { GatewayClient, LOGIN_URI } from '../src/clients/gatewayClient.js';
-import { startLocalGateway } from '../src/localGateway.js';
+import { startLocalGateway } from '@frequency-gateway/devstack/gateway';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
@@ -153,13 +153,13 @@ const gateway = await startLocalGateway({
 });
 const components = Object.values(gateway.components);
 const api = gateway.components['content-publishing-api']!.url;
-const redis = new Redis(gateway.redisUrl, { lazyConnect: false });
+const redis = new Redis(gateway.backing.redis.url, { lazyConnect: false });
 const client = await GatewayClient.connect({
   account: gateway.components['account-api']!.url,
   contentPublishing: api,
   contentWatcher: gateway.components['content-watcher-api']!.url,
-  ipfsGateway: gateway.ipfsGatewayUrl,
-  chainUrl: gateway.chainUrl,
+  ipfsGateway: gateway.backing.kubo!.gatewayUrl,
+  chainUrl: gateway.backing.chain.url,
 });
 
 let sequence = 0;

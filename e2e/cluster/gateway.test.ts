@@ -7,12 +7,11 @@
 // Everything is reached from the host, which is the node: the apis, the IPFS gateway and the receiver through NodePort
 // Services on the node's address, the devchain through a port-forward on loopback, pods through the API server's proxy. Without root, the cluster binaries, Docker or Helm it fails, saying what is missing: never skips.
 import { randomBytes } from 'node:crypto';
-import { holdsFor, waitUntil } from '@frequency-gateway/devstack';
+import { callJson, holdsFor, waitUntil, type JsonAnswer } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
   baseValues,
-  call,
   prepareSuiteRelease,
   removeSuiteRelease,
   componentOf,
@@ -42,7 +41,6 @@ import {
   type KubeEvent,
   type List,
   type Pod,
-  type Answer,
   type Service,
   type SiwfUser,
 } from '../src/cluster/index.js';
@@ -241,7 +239,7 @@ describe('journeys through the Services', () => {
     });
     expect(webhook.body.handle).toMatch(new RegExp(`^${handle}\\.\\d+$`));
     const msaId = String(webhook.body.msaId);
-    const account = await call(gateway.account, 'GET', `/v1/accounts/account/${user.address}`);
+    const account = await callJson(gateway.account, 'GET', `/v1/accounts/account/${user.address}`);
     expect(account).toMatchObject({ status: 200, body: { msaId } });
     member = { user, msaId };
     say(
@@ -250,7 +248,7 @@ describe('journeys through the Services', () => {
   }, 180_000);
 
   test('their broadcast with an uploaded image: finalized, delivered by the content watcher, the Note in IPFS as posted', async () => {
-    const registered = await call(gateway.contentWatcher, 'POST', '/v1/webhooks', {
+    const registered = await callJson(gateway.contentWatcher, 'POST', '/v1/webhooks', {
       url: receiver.inCluster(WATCHER_PATH),
       announcementTypes: ['broadcast'],
     });
@@ -305,7 +303,7 @@ describe('journeys through the Services', () => {
     expect(answer.status).toBe(200);
     const webhook = await receiver.notificationOf(ACCOUNT_WEBHOOKS, answer.body.referenceId as string, WEBHOOK_SECRET);
     expect(webhook.body).toMatchObject({ transactionType: 'CHANGE_HANDLE', status: 'SUCCESS', msaId: member!.msaId });
-    const current = await call(gateway.account, 'GET', `/v1/handles/${member!.msaId}`);
+    const current = await callJson(gateway.account, 'GET', `/v1/handles/${member!.msaId}`);
     expect(current.body.base_handle).toBe(handle);
     say(`cluster journey: handle changed to ${webhook.body.handle as string} in ${seconds(started)} s`);
   }, 180_000);
@@ -477,12 +475,12 @@ function steadyTraffic(tag: string, msaId: string) {
    * answer, as RFC 9110 (9.2.2) lets a client do and browsers and Ingress controllers do: a stopping pod closes its
    * idle connections, and one the client picked at that instant is reset. A broadcast is never sent twice.
    */
-  const attempt = async (what: string, expected: number, request: () => Promise<Answer>, idempotent = false) => {
+  const attempt = async (what: string, expected: number, request: () => Promise<JsonAnswer>, idempotent = false) => {
     for (let tries = 1; ; tries++) {
       try {
         const answer = await request();
         if (answer.status === expected) return answer;
-        failures.push(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        failures.push(`${what}: ${answer.status} ${JSON.stringify(answer.body ?? null).slice(0, 200)}`);
       } catch (error) {
         const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
         if (idempotent && tries === 1 && ['ECONNRESET', 'UND_ERR_SOCKET'].includes(cause?.code ?? '')) {
@@ -511,9 +509,14 @@ function steadyTraffic(tag: string, msaId: string) {
       while (running) {
         const last = posted.at(-1);
         if (last)
-          await attempt('GET request', 200, () => call(gateway.contentPublishing, 'GET', `/v1/requests/${last}`), true);
-        await attempt('GET account', 200, () => call(gateway.account, 'GET', `/v1/accounts/${msaId}`), true);
-        await attempt('GET webhooks', 200, () => call(gateway.contentWatcher, 'GET', '/v1/webhooks'), true);
+          await attempt(
+            'GET request',
+            200,
+            () => callJson(gateway.contentPublishing, 'GET', `/v1/requests/${last}`),
+            true,
+          );
+        await attempt('GET account', 200, () => callJson(gateway.account, 'GET', `/v1/accounts/${msaId}`), true);
+        await attempt('GET webhooks', 200, () => callJson(gateway.contentWatcher, 'GET', '/v1/webhooks'), true);
         counts.lookups += last ? 3 : 2;
         await pause();
       }

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { waitUntil } from '@frequency-gateway/devstack';
-import { GATEWAY_COMPONENTS } from '../src/localGateway.js';
+import { waitUntil, webhookReceiverProgram } from '@frequency-gateway/devstack';
+import { GATEWAY_COMPONENTS } from '@frequency-gateway/devstack/gateway';
 import {
   createNamespace,
   deleteNamespace,
@@ -46,16 +46,9 @@ const IMAGE_TAG = 'fg-observe';
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(60)} ${value}\n`);
 
-/** A webhook receiver in the namespace: answers 200 to every POST and tells how many it had on GET. */
-const receiverManifest = (namespace: string) => {
+/** The tests' webhook receiver (devstack's, as one program) in a Pod of the namespace: `GET /received` counts. */
+const receiverManifest = (namespace: string, program: string) => {
   const labels = { 'app.kubernetes.io/name': 'webhook-receiver' };
-  const server = [
-    'let received = 0;',
-    "require('node:http').createServer((request, response) => {",
-    "  if (request.method === 'POST') { received++; request.resume(); request.on('end', () => response.end()); }",
-    '  else response.end(String(received));',
-    '}).listen(8080);',
-  ].join('\n');
   return {
     apiVersion: 'v1',
     kind: 'List',
@@ -71,9 +64,9 @@ const receiverManifest = (namespace: string) => {
               name: 'receiver',
               image: `${IMAGE_REPOSITORY}:${IMAGE_TAG}`,
               imagePullPolicy: 'Never',
-              command: ['node', '-e', server],
+              command: ['node', '--input-type=module', '-e', program],
               ports: [{ name: 'http', containerPort: 8080 }],
-              readinessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 1 },
+              readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1 },
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
@@ -112,7 +105,7 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
       cwd: REPOSITORY_ROOT,
     });
     namespace = await createNamespace('fg-observe-monitoring');
-    await kubectl(['apply', '-f', '-'], JSON.stringify(receiverManifest(namespace)));
+    await kubectl(['apply', '-f', '-'], JSON.stringify(receiverManifest(namespace, await webhookReceiverProgram())));
     const receiverHost = `webhook-receiver.${namespace}.svc.cluster.local`;
     await helm([
       'install',
@@ -235,7 +228,8 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
       expect(deliveredCount).toBe(BROADCASTS);
       const receiver = await portForward(namespace, 'pod/webhook-receiver', 8080);
       forwards.push(receiver);
-      expect(Number((await fetchText(receiver.url))?.body)).toBe(BROADCASTS);
+      const received = await fetchText(`${receiver.url}/received`);
+      expect((JSON.parse(received?.body ?? '{}') as { total?: number }).total).toBe(BROADCASTS);
       expect(
         await scalar(prometheus, `sum(webhook_deliveries_total{${inNamespace},outcome!="delivered"}) or vector(0)`),
       ).toBe(0);

@@ -7,10 +7,9 @@
 // back to its minimum. The timings are printed. Needs root and the local cluster's tools (make cluster; builds and
 // starts the monitoring stack and KEDA when missing); without them it fails naming what is missing, never skips.
 import { randomBytes } from 'node:crypto';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { callJson, waitUntil } from '@frequency-gateway/devstack';
 import {
   baseValues,
-  call,
   checkPrerequisites,
   clusterUp,
   eachLimited,
@@ -221,7 +220,7 @@ describe('KEDA scales the content-publishing worker on its backlog in the local 
       const run = randomBytes(4).toString('hex');
       const posted = Date.now();
       const answers = await eachLimited([...Array(BROADCASTS).keys()], 32, (index) =>
-        call(api, 'POST', '/v1/content/1/broadcast', {
+        callJson(api, 'POST', '/v1/content/1/broadcast', {
           content: { content: `keda suite ${run} #${index}`, published: new Date().toISOString() },
         }),
       );

@@ -1,5 +1,4 @@
-import { spawnDevchain } from '@frequency-gateway/devchain';
-import { startKubo, startRedisServer } from '@frequency-gateway/devstack';
+import { startGatewayBacking } from '@frequency-gateway/devstack/gateway';
 import { provisionProvider } from './provider.js';
 import { randomBytes } from 'node:crypto';
 import type { StartedTestContainer } from 'testcontainers';
@@ -93,26 +92,17 @@ async function containerStack(options: StackOptions): Promise<Stack> {
 }
 
 async function localStack(options: StackOptions): Promise<Stack> {
-  const chainOptions = { sealing: options.sealing ?? 'instant', finalityLag: options.finalityLag ?? 0 } as const;
-  const results = await Promise.allSettled([spawnDevchain(chainOptions), startRedisServer(), startKubo()] as const);
-  const stops = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop] : []));
-  const failed = results.find((result) => result.status === 'rejected');
-  if (failed) {
-    await Promise.allSettled(stops.map((stop) => stop()));
-    throw failed.reason;
-  }
-  const [chain, redis, kubo] = results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [
-    Awaited<ReturnType<typeof spawnDevchain>>,
-    Awaited<ReturnType<typeof startRedisServer>>,
-    Awaited<ReturnType<typeof startKubo>>,
-  ];
+  const backing = await startGatewayBacking({
+    sealing: options.sealing ?? 'instant',
+    finalityLag: options.finalityLag ?? 0,
+  });
   return {
     mode: 'local',
-    chainUrl: chain.url,
-    redisUrl: redis.url,
-    ipfsApiUrl: kubo.apiUrl,
-    ipfsGatewayUrl: kubo.gatewayUrl,
+    chainUrl: backing.chain.url,
+    redisUrl: backing.redis.url,
+    ipfsApiUrl: backing.kubo!.apiUrl,
+    ipfsGatewayUrl: backing.kubo!.gatewayUrl,
     describe: () => 'local processes (devchain, redis-server, Kubo)',
-    stop: async () => void (await Promise.all(stops.map((stop) => stop()))),
+    stop: backing.stop,
   };
 }

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
 import { freePort, holdsFor, startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
-import { startComponentProcess, type ComponentProcess, type Role, type Service } from '../src/index.js';
+import {
+  startComponentProcess,
+  type ComponentProcess,
+  type Role,
+  type Service,
+} from '@frequency-gateway/devstack/gateway';
 
 /** Every component that talks to the chain. */
 const CHAIN_USERS: [Service, Role][] = [
@@ -77,12 +82,12 @@ describe('components started while the chain is unreachable', () => {
         }),
       ]);
       // One line says it, however many times the connection was retried; nothing else was printed bare.
-      const told = component.lines.filter((line) => String(line.msg).includes('is not reachable'));
+      const told = component.lines().filter((line) => String(line.msg).includes('is not reachable'));
       expect([component.name, told]).toEqual([
         component.name,
         [expect.objectContaining({ level: 'warn', chain: `127.0.0.1:${chainPort}`, reason: expect.any(String) })],
       ]);
-      expect([component.name, component.lines.filter((line) => 'text' in line)]).toEqual([component.name, []]);
+      expect([component.name, component.lines().filter((line) => 'text' in line)]).toEqual([component.name, []]);
     }
 
     chain = await spawnDevchain({ port: chainPort });
@@ -101,7 +106,7 @@ describe('components started while the chain is unreachable', () => {
     process.stdout.write(`ready after the chain came up: ${ready.join(', ')}\n`);
     for (const component of components) {
       expect([component.name, component.running()]).toEqual([component.name, true]);
-      expect(component.lines.some((line) => line.msg === `connected to the chain at 127.0.0.1:${chainPort}`)).toBe(
+      expect(component.lines().some((line) => line.msg === `connected to the chain at 127.0.0.1:${chainPort}`)).toBe(
         true,
       );
     }

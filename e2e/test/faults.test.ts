@@ -5,10 +5,10 @@
 // the content watcher; the apis' readiness must say 503 while a dependency is gone and 200 after. Prints one line
 // per fault and the counts, starting with `e2e faults`.
 import { randomBytes } from 'node:crypto';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { callJson, waitUntil } from '@frequency-gateway/devstack';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { deliveredOnce } from '../src/clients/delivered.js';
-import { call, eachLimited, GatewayClient } from '../src/clients/gatewayClient.js';
+import { eachLimited, GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   ACCOUNT_WEBHOOKS,
   CONTENT_WEBHOOKS,
@@ -84,7 +84,7 @@ async function postNumbered(tag: string, count: number, onAccepted?: (n: number)
     Array.from({ length: count }, (_, index) => index),
     16,
     async (number) => {
-      const answer = await call(client.contentPublishing, 'POST', `/v1/content/${msaId}/broadcast`, {
+      const answer = await callJson(client.contentPublishing, 'POST', `/v1/content/${msaId}/broadcast`, {
         content: { content: `${tag} #${number}`, published },
       });
       if (answer.status !== 202) {
@@ -176,7 +176,7 @@ beforeAll(async () => {
   // E2E_STACK=local makes the faults with signals to local processes; otherwise through the container runtime.
   gateway = await startGatewayUnderTest({ mode: process.env.E2E_STACK === 'local' ? 'local' : 'containers' });
   client = await gateway.client();
-  const registered = await call(client.contentWatcher, 'POST', '/v1/webhooks', {
+  const registered = await callJson(client.contentWatcher, 'POST', '/v1/webhooks', {
     url: gateway.receiver.destination(WATCHER_PATH),
     announcementTypes: ['broadcast'],
   });

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findTool } from '@frequency-gateway/devstack';
-import { startLocalGateway, type LocalGateway } from '../src/index.js';
+import { findTool, startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
+import { startLocalGateway, type LocalGateway } from '@frequency-gateway/devstack/gateway';
 
 /**
  * Schemathesis, driven by each api's own OpenAPI document, against a running gateway. Every response must be
@@ -73,23 +71,18 @@ async function served(url: string): Promise<{ total: number; serverErrors: numbe
 
 describe('fuzzing every api from its own OpenAPI document', () => {
   let gateway: LocalGateway;
-  let receiver: Server;
-  const received: string[] = [];
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     // Webhooks are answered 200; the sign-in service's code exchange knows no code (404), as a real one would
     // answer the codes a fuzzer makes up.
-    receiver = createServer((request, response) => {
-      received.push(`${request.method} ${request.url}`);
-      request.resume();
-      request.on('end', () => {
-        if (request.url?.startsWith('/siwf/')) {
-          response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
-        } else response.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, ALLOWED_DESTINATION, resolve));
-    const receiverUrl = `http://${ALLOWED_DESTINATION}:${(receiver.address() as AddressInfo).port}`;
+    receiver = await startWebhookReceiver({ host: ALLOWED_DESTINATION });
+    receiver.respondWith((request) =>
+      request.path.startsWith('/siwf/')
+        ? { status: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' }
+        : 200,
+    );
+    const receiverUrl = receiver.url;
     gateway = await startLocalGateway({
       env: {
         OUTBOUND_POLICY: 'allowlist',
@@ -102,7 +95,7 @@ describe('fuzzing every api from its own OpenAPI document', () => {
   }, 180_000);
   afterAll(async () => {
     await gateway?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.stop();
   });
 
   it(`answers ≥ ${MIN_REQUESTS} generated requests across the three apis with no 5xx, no undocumented response and no crash`, async () => {
@@ -121,7 +114,7 @@ describe('fuzzing every api from its own OpenAPI document', () => {
     const cases = (output: string) => /(\d+) generated/.exec(output)?.[1] ?? '?';
     process.stdout.write(
       `fuzz: ${requests.map((r, i) => `${r.api} ${cases(runs[i]!.output)} cases, ${r.requests} requests, ${r.serverErrors} 5xx`).join('; ')}; ` +
-        `webhooks sent to the allowed receiver: ${received.length}\n`,
+        `webhooks sent to the allowed receiver: ${receiver.received.length}\n`,
     );
     // What schemathesis found, from its first report section (errors, then failures) on.
     const findings = runs

@@ -4,11 +4,11 @@
 // handle change, key add; then a further user (no handle) revokes the delegation and retires.
 import { randomBytes } from 'node:crypto';
 import { SignedPayloads } from '@frequency-gateway/chain';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { callJson, waitUntil } from '@frequency-gateway/devstack';
 import { SiwfUser, type KeyKind } from '@frequency-gateway/devstack/siwf';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { call, LOGIN_URI, type GatewayClient } from '../src/clients/gatewayClient.js';
+import { LOGIN_URI, type GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   ACCOUNT_WEBHOOKS,
   CONTENT_WEBHOOKS,
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await cryptoWaitReady();
   gateway = await startGatewayUnderTest();
   client = await gateway.client();
-  const registered = await call(gateway.endpoints.contentWatcher, 'POST', '/v1/webhooks', {
+  const registered = await callJson(gateway.endpoints.contentWatcher, 'POST', '/v1/webhooks', {
     url: gateway.receiver.destination(WATCHER_PATH),
     announcementTypes: ALL_TYPES,
   });
@@ -83,7 +83,7 @@ async function deliveredOnce(
 
 /** A content request accepted (202), finalized, and notified once to the content-publishing webhook. */
 async function published(method: string, path: string, body: unknown): Promise<string> {
-  const answer = await call(gateway!.endpoints.contentPublishing, method, path, body);
+  const answer = await callJson(gateway!.endpoints.contentPublishing, method, path, body);
   expect(answer.status).toBe(202);
   const referenceId = answer.body.referenceId as string;
   const [record] = await client!.settled([referenceId], 120_000);
@@ -113,12 +113,15 @@ async function signedUp(kind: KeyKind): Promise<Member & { line: string }> {
   expect(fullHandle).toMatch(new RegExp(`^${handle}\\.\\d+$`));
   const msaId = String(webhook.body.msaId);
   for (const key of [user.address, user.accountId])
-    expect(await call(client!.account, 'GET', `/v1/accounts/account/${key}`)).toMatchObject({
+    expect(await callJson(client!.account, 'GET', `/v1/accounts/account/${key}`)).toMatchObject({
       status: 200,
       body: { msaId, handle: { base_handle: handle } },
     });
-  expect(await call(client!.account, 'GET', `/v1/accounts/${msaId}`)).toMatchObject({ status: 200, body: { msaId } });
-  expect(await call(client!.account, 'GET', `/v1/handles/${msaId}`)).toMatchObject({
+  expect(await callJson(client!.account, 'GET', `/v1/accounts/${msaId}`)).toMatchObject({
+    status: 200,
+    body: { msaId },
+  });
+  expect(await callJson(client!.account, 'GET', `/v1/handles/${msaId}`)).toMatchObject({
     status: 200,
     body: { base_handle: handle },
   });
@@ -157,7 +160,7 @@ test('a login of both members (sr25519 and Ethereum): their control key and MSA,
     expect(answer.body).not.toHaveProperty('signUpReferenceId');
     expect(answer.body).not.toHaveProperty('handle');
     const [base, suffix] = handle.split('.');
-    expect(await call(client!.account, 'GET', `/v1/accounts/${msaId}`)).toMatchObject({
+    expect(await callJson(client!.account, 'GET', `/v1/accounts/${msaId}`)).toMatchObject({
       status: 200,
       body: { msaId, handle: { base_handle: base, suffix: Number(suffix) } },
     });
@@ -220,7 +223,7 @@ test('that user: an image uploaded, a broadcast with it, a reply, a reaction, an
 
   // A profile (202 without a body: followed through the watcher).
   const summary = `a profile ${randomBytes(4).toString('hex')}`;
-  const profile = await call(client!.contentPublishing, 'PUT', `/v1/profile/${msaId}`, {
+  const profile = await callJson(client!.contentPublishing, 'PUT', `/v1/profile/${msaId}`, {
     profile: { summary, published: published_ },
   });
   expect(profile.status).toBe(202);
@@ -244,7 +247,7 @@ test("a handle change: the CHANGE_HANDLE webhook, then the user's handle is the 
     gateway!.webhookSecret,
   );
   expect(webhook.body).toMatchObject({ transactionType: 'CHANGE_HANDLE', status: 'SUCCESS', msaId });
-  expect((await call(client!.account, 'GET', `/v1/handles/${msaId}`)).body.base_handle).toBe(handle);
+  expect((await callJson(client!.account, 'GET', `/v1/handles/${msaId}`)).body.base_handle).toBe(handle);
   say(`handle changed to ${webhook.body.handle as string} in ${seconds(started)} s`);
 }, 300_000);
 
@@ -258,7 +261,7 @@ test('a key added: both keys sign AddKeyData, the ADD_KEY webhook, then the MSA 
     expiration: new SignedPayloads(api).expiration('msa', await client!.finalizedBlock()),
     newPublicKey: newKey.accountId,
   };
-  const answer = await call(client!.account, 'POST', '/v1/keys/add', {
+  const answer = await callJson(client!.account, 'POST', '/v1/keys/add', {
     msaOwnerAddress: user.address,
     msaOwnerSignature: await user.addKeyProof(api, payload),
     newKeyOwnerSignature: await newKey.addKeyProof(api, payload),
@@ -276,7 +279,7 @@ test('a key added: both keys sign AddKeyData, the ADD_KEY webhook, then the MSA 
     msaId,
     newPublicKey: newKey.address,
   });
-  const keys = await call(client!.account, 'GET', `/v1/keys/${msaId}`);
+  const keys = await callJson(client!.account, 'GET', `/v1/keys/${msaId}`);
   expect((keys.body.msaKeys as string[]).sort()).toEqual([user.address, newKey.address].sort());
   say(`key added to MSA ${msaId} in ${seconds(started)} s`);
 }, 300_000);
@@ -288,10 +291,10 @@ test('a user without a handle revokes the delegation, then retires: REVOKE_DELEG
   const msaId = String(signedUp.body.msaId);
   /** The unsigned transaction the account api offers, signed by the user as a wallet would, then posted. */
   const signedAndPosted = async (offer: string, post: string) => {
-    const offered = await call(client!.account, 'GET', offer);
+    const offered = await callJson(client!.account, 'GET', offer);
     expect(offered.status).toBe(200);
     const payloadToSign = offered.body.payloadToSign as `0x${string}`;
-    const answer = await call(client!.account, 'POST', post, {
+    const answer = await callJson(client!.account, 'POST', post, {
       ...offered.body,
       signature: user.signTransactionPayload(payloadToSign),
     });
@@ -312,12 +315,12 @@ test('a user without a handle revokes the delegation, then retires: REVOKE_DELEG
     msaId,
     providerId: '1',
   });
-  const delegation = await call(client!.account, 'GET', `/v3/delegations/${msaId}/1`);
+  const delegation = await callJson(client!.account, 'GET', `/v3/delegations/${msaId}/1`);
   expect((delegation.body.delegations as { revokedAtBlock: number }[])[0]!.revokedAtBlock).toBe(
     revoked.body.blockNumber,
   );
   const retired = await signedAndPosted(`/v1/accounts/retireMsa/${user.address}`, '/v1/accounts/retireMsa');
   expect(retired.body).toMatchObject({ transactionType: 'RETIRE_MSA', status: 'SUCCESS', msaId });
-  expect((await call(client!.account, 'GET', `/v1/accounts/account/${user.address}`)).status).toBe(404);
+  expect((await callJson(client!.account, 'GET', `/v1/accounts/account/${user.address}`)).status).toBe(404);
   say(`MSA ${msaId}: delegation revoked and MSA retired in ${seconds(started)} s`);
 }, 300_000);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { findTool, waitUntil } from '@frequency-gateway/devstack';
-import { startLocalGateway, type LocalGateway } from '../src/localGateway.js';
+import { startLocalGateway, type LocalGateway } from '@frequency-gateway/devstack/gateway';
 
 const run = promisify(execFile);
 const CHART = fileURLToPath(new URL('../../charts/frequency-gateway', import.meta.url));

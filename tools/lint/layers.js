@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * Every workspace package: where it lives, whether it is production code (what the image runs) or a
  * developer's tool, and the workspace packages its production sources may import. Tests and benchmarks of a
- * package may also import the dev packages (devstack, devchain).
+ * production package may also import the dev packages (devstack, devchain); those of a dev package, its `testUses`.
  */
 export const PACKAGES = {
   platform: { dir: 'shared/platform', production: true, uses: [] },
@@ -37,10 +37,11 @@ export const PACKAGES = {
     uses: ['platform', 'chain', 'storage', 'dsnp', 'webhooks'],
     service: true,
   },
-  // Its SIWF signer (a user's wallet, for the tests of account and e2e) signs over shared/chain's payload codecs.
-  devstack: { dir: 'dev/devstack', production: false, uses: ['chain'] },
-  // Its tests wait with devstack's polling helper.
-  devchain: { dir: 'dev/devchain', production: false, uses: ['chain', 'devstack'] },
+  // Its SIWF signer (a user's wallet, for the tests of account and e2e) signs over shared/chain's payload codecs;
+  // its gateway harness runs the devchain as a process.
+  devstack: { dir: 'dev/devstack', production: false, uses: ['chain', 'devchain'] },
+  // Its tests wait with devstack's polling helper (its sources never import devstack: no cycle).
+  devchain: { dir: 'dev/devchain', production: false, uses: ['chain'], testUses: ['devstack'] },
   e2e: { dir: 'e2e', production: false, uses: ['chain', 'webhooks', 'devstack', 'devchain'] },
   // The chart's own tests: they render it with Helm and compare it with every component's definition.
   chart: { dir: 'charts/test', production: false, uses: ['platform', 'devstack', 'tools'] },
@@ -130,11 +131,12 @@ function checkImport(context, node, specifier) {
     const target = PACKAGES[workspace];
     if (from.info.service && target?.service)
       return report('services', `${from.name} imports ${specifier}: a service never imports another service`);
-    const allowed = from.production
+    // Sources import what the package uses; its tests and benchmarks may import the dev packages as well.
+    const allowed = from.source
       ? from.info.uses
-      : [...from.info.uses, ...(from.info.production ? DEV_PACKAGES : [])];
+      : [...from.info.uses, ...(from.info.production ? DEV_PACKAGES : (from.info.testUses ?? []))];
     if (!allowed.includes(workspace)) {
-      const dev = !target?.production;
+      const dev = !target?.production && from.production;
       return report(
         dev ? 'dev-packages' : 'workspace-layers',
         dev

@@ -68,6 +68,12 @@ test.each([
     /dev packages are for tests, benchmarks and tools only/,
   ],
   [
+    "the devchain's sources import devstack, which runs the devchain (a cycle)",
+    'dev/devchain/src/x.ts',
+    "export { waitUntil } from '@frequency-gateway/devstack';",
+    /devchain may not import @frequency-gateway\/devstack/,
+  ],
+  [
     "a service's worker imports its api",
     'services/account/src/worker/x.ts',
     "export { accountApi } from '../api/component.js';",
@@ -99,6 +105,11 @@ test.each([
     'a test uses dev packages and the chain client',
     'services/account/test/x.test.ts',
     "export { startRedisServer } from '@frequency-gateway/devstack';\nexport { Keyring } from '@polkadot/keyring';",
+  ],
+  [
+    "the devchain's tests wait with devstack",
+    'dev/devchain/test/x.test.ts',
+    "export { waitUntil } from '@frequency-gateway/devstack';",
   ],
   [
     'shared/chain uses the chain client and the platform logger',

@@ -11,3 +11,4 @@ export * from './redisSentinel.js';
 export * from './redisBacking.js';
 export * from './failoverDrill.js';
 export * from './benchmarkResults.js';
+export * from './webhookReceiverProgram.js';

@@ -1,4 +1,4 @@
-/** An HTTP answer with its JSON body parsed (undefined when empty). */
+/** An HTTP answer with its JSON body parsed (undefined when empty, the text itself when it is not JSON). */
 export interface JsonAnswer {
   status: number;
   // Tests read answers field by field, each checked by an expectation.
@@ -7,12 +7,41 @@ export interface JsonAnswer {
   headers: Headers;
 }
 
-/** Sends `body` as JSON (when given) to `${url}${path}` and reads the answer as JSON. */
-export async function callJson(url: string, method: string, path: string, body?: unknown): Promise<JsonAnswer> {
+export interface JsonCallOptions {
+  /** More request headers (e.g. an authorization). */
+  headers?: Record<string, string>;
+  /** An answer not in by then fails the call (default 30 s): a server that takes no answer never hangs a test. */
+  timeoutMs?: number;
+}
+
+/** The tests' one JSON call: sends `body` as JSON (when given) to `${url}${path}` and reads the answer. */
+export async function callJson(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: JsonCallOptions = {},
+): Promise<JsonAnswer> {
+  const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
   const response = await fetch(`${url}${path}`, {
     method,
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    headers,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+  return jsonAnswerOf(response);
+}
+
+/** Reads an answer the caller fetched itself (a multipart upload, a raw body) as `callJson` does. */
+export async function jsonAnswerOf(response: Response): Promise<JsonAnswer> {
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  let body: unknown = undefined;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  return { status: response.status, body, headers: response.headers };
 }

@@ -3,7 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { freePort } from './freePort.js';
 
-/** A service component as a process of its own (as deployed), so its memory can be read apart from the client's. */
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** An HTTP server (a component of the gateway, a stand-in) as a process of its own, as deployed. */
 export interface ServerProcess {
   url: string;
   pid: number;
@@ -11,10 +17,15 @@ export interface ServerProcess {
   memory(): { rss: number; peak: number };
   /** Starts a new peak from the current RSS (Linux clear_refs), so the next peak measures what follows. */
   resetPeak(): void;
-  /** SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves when it has exited. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
-  /** The lines it wrote to stdout (its log), when started with `output`; otherwise none. */
+  /** Whether it is still running. */
+  running(): boolean;
+  exited: Promise<ProcessExit>;
+  /** SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves with how it exited. */
+  stop(signal?: NodeJS.Signals): Promise<ProcessExit>;
+  /** The lines it wrote to stdout (its log) so far. */
   output(): string[];
+  /** The same, each parsed as JSON (a line that is not JSON kept as {text}). */
+  lines(): Record<string, unknown>[];
 }
 
 function statusField(pid: number, field: string): number {
@@ -37,27 +48,37 @@ export function cpuSeconds(pid: number): number {
 
 /**
  * Runs an HTTP server (TypeScript through tsx unless other `node` options are given) as a child process on a
- * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers. With `output`,
- * every line it prints on stdout (its log lines) is appended to that array; otherwise stdout is dropped.
+ * free port (given as `portVariable`, API_PORT by default) and resolves once its /livez answers. Every line it
+ * prints on stdout (its log, JSON lines) is kept, and appended to `output` as well when given.
  */
 export async function spawnServer(
   args: string[],
   env: Record<string, string>,
-  options: { node?: string[]; portVariable?: string; output?: string[] } = {},
+  options: { node?: string[]; portVariable?: string; output?: string[]; name?: string } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
+  const name = options.name ?? args.join(' ');
   const child = spawn(process.execPath, [...(options.node ?? ['--import', 'tsx', '--conditions=source']), ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, [options.portVariable ?? 'API_PORT']: String(port) },
-    stdio: ['ignore', options.output ? 'pipe' : 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      LOG_PRETTY: 'false',
+      ...env,
+      [options.portVariable ?? 'API_PORT']: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const output = options.output;
-  if (output && child.stdout) createInterface({ input: child.stdout }).on('line', (line) => output.push(line));
+  const output: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    output.push(line);
+    options.output?.push(line);
+  });
   const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   // Generous: on a loaded two-core machine, starting several TypeScript processes at once takes a while.
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before answering /livez`);
     const live = await fetch(`${url}/livez`).then(
       (response) => response.ok,
       () => false,
@@ -68,7 +89,7 @@ export async function spawnServer(
       // test and keep jest from exiting.
       child.kill('SIGKILL');
       await exited;
-      throw new Error(`${args.join(' ')} did not start within 120 s`);
+      throw new Error(`${name} did not answer /livez within 120 s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -78,11 +99,21 @@ export async function spawnServer(
     pid,
     memory: () => ({ rss: statusField(pid, 'VmRSS'), peak: statusField(pid, 'VmHWM') }),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    running: () => child.exitCode === null && child.signalCode === null,
+    exited,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      return exited;
     },
-    output: () => [...(output ?? [])],
+    output: () => [...output],
+    lines: () =>
+      output.map((text) => {
+        try {
+          return JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          return { text };
+        }
+      }),
   };
 }
 

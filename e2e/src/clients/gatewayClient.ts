@@ -1,31 +1,11 @@
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { callJson, waitUntil, type JsonAnswer } from '@frequency-gateway/devstack';
 import {
   encodeAuthorizationPayload,
   SiwfUser,
   type KeyKind,
   type SiwfResponse,
 } from '@frequency-gateway/devstack/siwf';
-
-export interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-/** A JSON request; the body parsed (empty when there is none, `{text}` when it is not JSON). */
-export async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    signal: AbortSignal.timeout(30_000),
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  try {
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  } catch {
-    return { status: response.status, body: { text } };
-  }
-}
 
 /** A content-publishing request record (GET /v1/requests/{referenceId}). */
 export interface RequestRecord {
@@ -116,7 +96,7 @@ export class GatewayClient {
       ...(handle === undefined ? {} : { handle }),
       login: { uri: LOGIN_URI },
     });
-    const answer = await call(this.account, 'POST', '/v2/accounts/siwf', {
+    const answer = await callJson(this.account, 'POST', '/v2/accounts/siwf', {
       authorizationPayload: encodeAuthorizationPayload(response),
     });
     if (answer.status !== 200 || typeof answer.body.signUpReferenceId !== 'string')
@@ -125,18 +105,18 @@ export class GatewayClient {
   }
 
   /** A returning user signs in with their SIWF response (`SiwfUser.login`): POST /v2/accounts/siwf. */
-  loginWith(response: SiwfResponse): Promise<Answer> {
-    return call(this.account, 'POST', '/v2/accounts/siwf', {
+  loginWith(response: SiwfResponse): Promise<JsonAnswer> {
+    return callJson(this.account, 'POST', '/v2/accounts/siwf', {
       authorizationPayload: encodeAuthorizationPayload(response),
     });
   }
 
   /** The user's signed request for a new handle (GET /v1/handles/change/{handle} gives the payload to sign). */
-  async handleChange(user: SiwfUser, handle: string): Promise<Answer> {
-    const payload = await call(this.account, 'GET', `/v1/handles/change/${handle}`);
+  async handleChange(user: SiwfUser, handle: string): Promise<JsonAnswer> {
+    const payload = await callJson(this.account, 'GET', `/v1/handles/change/${handle}`);
     if (payload.status !== 200) throw new Error(`handle payload: ${payload.status} ${JSON.stringify(payload.body)}`);
     const signed = payload.body.payload as { baseHandle: string; expiration: number };
-    return call(this.account, 'POST', '/v1/handles/change', {
+    return callJson(this.account, 'POST', '/v1/handles/change', {
       accountId: user.address,
       payload: signed,
       proof: await user.claimHandleProof(this.chain.api, signed),
@@ -155,12 +135,12 @@ export class GatewayClient {
   }
 
   /** POST /v1/content/{msaId}/broadcast: the answer (202 with a referenceId when accepted). */
-  broadcast(msaId: string, content: Record<string, unknown>): Promise<Answer> {
-    return call(this.contentPublishing, 'POST', `/v1/content/${msaId}/broadcast`, { content });
+  broadcast(msaId: string, content: Record<string, unknown>): Promise<JsonAnswer> {
+    return callJson(this.contentPublishing, 'POST', `/v1/content/${msaId}/broadcast`, { content });
   }
 
   async record(referenceId: string): Promise<RequestRecord | undefined> {
-    const answer = await call(this.contentPublishing, 'GET', `/v1/requests/${referenceId}`);
+    const answer = await callJson(this.contentPublishing, 'GET', `/v1/requests/${referenceId}`);
     return answer.status === 200 ? (answer.body as unknown as RequestRecord) : undefined;
   }
 

@@ -1,24 +1,15 @@
-import { fileURLToPath } from 'node:url';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { waitUntil, type ReceivedWebhook } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 
-/** The receiver's program (`node receiverServer.mjs`): a Pod, a container or a local process runs it. */
-export const RECEIVER_SCRIPT = fileURLToPath(new URL('./receiverServer.mjs', import.meta.url));
-
-/** One request the receiver got. */
-export interface Delivery {
-  at: number;
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  raw: string;
-  /** `raw` parsed as JSON. */
+/** One request the receiver got; its body `{}` when it is not a JSON object. */
+export interface Delivery extends ReceivedWebhook {
   body: Record<string, unknown>;
 }
 
 /**
- * What a running webhook receiver got, read at `url` (where the tests reach it); `destination(path)` is a URL of it
- * as the gateway's components reach it. Deliveries are fetched once each and kept here.
+ * What a webhook receiver (devstack's `startWebhookReceiver`, in this process or as `webhookReceiverProgram()` in a
+ * container or a Pod) got, read from its `GET /received` at `url` (where the tests reach it); `destination(path)` is
+ * a URL of it as the gateway's components reach it. Deliveries are fetched once each and kept here.
  */
 export class ReceivedWebhooks {
   private readonly seen: Delivery[] = [];
@@ -58,16 +49,11 @@ export class ReceivedWebhooks {
   /** Every request so far, in order of arrival. */
   async deliveries(): Promise<Delivery[]> {
     const answer = (await (await fetch(`${this.url}/received?from=${this.seen.length}`)).json()) as {
-      deliveries: Omit<Delivery, 'body'>[];
+      deliveries: ReceivedWebhook[];
     };
     for (const delivery of answer.deliveries) {
-      let body: Record<string, unknown> = {};
-      try {
-        body = JSON.parse(delivery.raw) as Record<string, unknown>;
-      } catch {
-        // not JSON: body stays empty, raw has it
-      }
-      this.seen.push({ ...delivery, body });
+      const body = typeof delivery.body === 'object' && delivery.body !== null ? delivery.body : {};
+      this.seen.push({ ...delivery, body: body as Record<string, unknown> });
     }
     return [...this.seen];
   }

@@ -1,19 +1,17 @@
-import { readFileSync } from 'node:fs';
-import { ReceivedWebhooks, RECEIVER_SCRIPT } from '../clients/receiver.js';
+import { webhookReceiverProgram } from '@frequency-gateway/devstack';
+import { ReceivedWebhooks } from '../clients/receiver.js';
 import { kubectl } from '../commands.js';
 import type { ClusterImage } from './prepare.js';
 
 const NAME = 'webhook-receiver';
-const SCRIPT = readFileSync(RECEIVER_SCRIPT, 'utf8');
-
-/** The objects of the receiver: its script in a ConfigMap, a Pod of the gateway image running it, a Service. */
-function manifests(image: ClusterImage): object {
+/** The objects of the receiver: its program in a ConfigMap, a Pod of the gateway image running it, a Service. */
+function manifests(image: ClusterImage, program: string): object {
   const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'frequency-gateway-e2e' };
   return {
     apiVersion: 'v1',
     kind: 'List',
     items: [
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: NAME, labels }, data: { 'server.mjs': SCRIPT } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: NAME, labels }, data: { 'server.mjs': program } },
       {
         apiVersion: 'v1',
         kind: 'Pod',
@@ -66,7 +64,9 @@ function manifests(image: ClusterImage): object {
 export class WebhookReceiver extends ReceivedWebhooks {
   /** Starts the receiver in the namespace and resolves once its Service answers. */
   static async start(namespace: string, image: ClusterImage, nodeAddress: string): Promise<WebhookReceiver> {
-    await kubectl(['-n', namespace, 'apply', '-f', '-'], { input: JSON.stringify(manifests(image)) });
+    await kubectl(['-n', namespace, 'apply', '-f', '-'], {
+      input: JSON.stringify(manifests(image, await webhookReceiverProgram())),
+    });
     await kubectl(['-n', namespace, 'wait', '--for=condition=Ready', `pod/${NAME}`, '--timeout=120s']);
     const nodePort = (
       await kubectl(['-n', namespace, 'get', 'service', NAME, '-o', 'jsonpath={.spec.ports[0].nodePort}'])

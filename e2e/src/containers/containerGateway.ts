@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { webhookReceiverProgram } from '@frequency-gateway/devstack';
+import { GATEWAY_COMPONENTS, type Role, type Service } from '@frequency-gateway/devstack/gateway';
 import { Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
-import { GATEWAY_COMPONENTS } from '../localGateway.js';
-import type { Role, Service } from '../components.js';
 import { provisionProvider } from '../provider.js';
-import { RECEIVER_SCRIPT } from '../clients/receiver.js';
 import { chainContainer, kuboContainer, redisContainer } from './backingContainers.js';
 import { tryDocker } from './docker.js';
 import type { StackImages } from './images.js';
@@ -92,6 +91,7 @@ export async function startContainerGateway(options: ContainerGatewayOptions): P
   try {
     // Named after the run, like its containers.
     network = await new Network({ nextUuid: () => run }).start();
+    const receiverProgram = await webhookReceiverProgram();
     const [chain, , kubo, receiver] = await Promise.all([
       start('chain', chainContainer(images).withNetworkAliases(ALIASES.chain)),
       start('redis', redisContainer(images).withNetworkAliases(ALIASES.redis)),
@@ -100,7 +100,7 @@ export async function startContainerGateway(options: ContainerGatewayOptions): P
         'receiver',
         new LoopbackContainer(images.gateway)
           .withNetworkAliases(ALIASES.receiver)
-          .withCopyFilesToContainer([{ source: RECEIVER_SCRIPT, target: '/tmp/receiver.mjs', mode: 0o644 }])
+          .withCopyContentToContainer([{ content: receiverProgram, target: '/tmp/receiver.mjs', mode: 0o644 }])
           .withEntrypoint(['node'])
           .withCommand(['/tmp/receiver.mjs'])
           // Kept in the container's own file system, which `docker stop` and `docker start` keep.

@@ -1,6 +1,6 @@
 import { componentPort, type ContainerGateway } from '../containers/containerGateway.js';
 import { docker, publishedPort } from '../containers/docker.js';
-import { GATEWAY_COMPONENTS, type LocalGateway } from '../localGateway.js';
+import { GATEWAY_COMPONENTS, type LocalGateway } from '@frequency-gateway/devstack/gateway';
 import type { GatewayEndpoints } from '../clients/gatewayClient.js';
 
 /**
@@ -83,16 +83,16 @@ export function localDisruptions(gateway: LocalGateway, receiver: ReceiverContro
     how: 'signals to local processes',
     killAndStart: async (component) => {
       await gateway.components[component]!.stop('SIGKILL');
-      await gateway.startComponent(component);
+      await gateway.restart(component);
     },
     restartRedis: async () => {
-      await gateway.redis.kill('SIGTERM');
-      await gateway.redis.restart();
+      await gateway.backing.redis.kill('SIGTERM');
+      await gateway.backing.redis.restart();
     },
-    pauseChain: () => signal(gateway.chain.pid, 'SIGSTOP'),
-    resumeChain: () => signal(gateway.chain.pid, 'SIGCONT'),
-    stopIpfs: () => gateway.kubo.halt(),
-    startIpfs: () => gateway.kubo.restart(),
+    pauseChain: () => signal(gateway.backing.chain.pid, 'SIGSTOP'),
+    resumeChain: () => signal(gateway.backing.chain.pid, 'SIGCONT'),
+    stopIpfs: () => gateway.backing.kubo!.halt(),
+    startIpfs: () => gateway.backing.kubo!.restart(),
     stopReceiver: receiver.stop,
     startReceiver: receiver.start,
     componentUrl: (component) => gateway.components[component]!.url,

@@ -1,17 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '@frequency-gateway/devstack';
-import type { Service } from '../components.js';
+import { startWebhookReceiver } from '@frequency-gateway/devstack';
+import { startLocalGateway, type LocalGateway, type Service } from '@frequency-gateway/devstack/gateway';
 import { startContainerGateway, type ContainerGateway } from '../containers/containerGateway.js';
 import { docker, missingContainerPrerequisites, publishedPort, useProjectDocker } from '../containers/docker.js';
 import { imageSource, prepareImages } from '../containers/images.js';
-import { startLocalGateway, type LocalGateway } from '../localGateway.js';
 import { GatewayClient, LOGIN_URI, type GatewayEndpoints } from '../clients/gatewayClient.js';
 import { containerDisruptions, localDisruptions, type Disruptions } from './disruptions.js';
-import { ReceivedWebhooks, RECEIVER_SCRIPT } from '../clients/receiver.js';
+import { ReceivedWebhooks } from '../clients/receiver.js';
 
 /** Where the account and content-publishing services notify outcomes, under the receiver. */
 export const ACCOUNT_WEBHOOKS = '/account/webhooks/transaction-notify';
@@ -61,53 +56,6 @@ function chooseMode(forced?: 'containers' | 'local'): { mode: 'containers' | 'lo
       `${message}\n(E2E_STACK=local runs them on local processes instead; CI=${process.env.CI ?? 'unset'})`,
     );
   return { mode: 'local', why: `containers need: ${missing.join('; ')}` };
-}
-
-/** A receiver as a local process on a loopback port of its own, which keeps what it got across a stop and start. */
-interface LocalReceiver {
-  receiver: ReceivedWebhooks;
-  /** Starts it (again) on its port; resolves once it answers. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** Stops it and deletes what it kept. */
-  remove(): Promise<void>;
-}
-
-async function startLocalReceiver(): Promise<LocalReceiver> {
-  const port = await freePort();
-  const folder = mkdtempSync(join(tmpdir(), 'e2e-receiver-'));
-  const receiver = new ReceivedWebhooks(`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`);
-  let child: ChildProcess | undefined;
-  let exited = Promise.resolve();
-  const stop = async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  const start = async () => {
-    const started = spawn(process.execPath, [RECEIVER_SCRIPT], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        RECEIVED_FILE: join(folder, 'received.jsonl'),
-      },
-      stdio: 'inherit',
-    });
-    child = started;
-    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
-    await receiver.answering();
-  };
-  const remove = async () => {
-    await stop();
-    rmSync(folder, { recursive: true, force: true });
-  };
-  try {
-    await start();
-  } catch (error) {
-    await remove();
-    throw error;
-  }
-  return { receiver, start, stop, remove };
 }
 
 /**
@@ -164,36 +112,38 @@ export async function startGatewayUnderTest(options: GatewayUnderTestOptions = {
       stop: started.stop,
     };
   } else {
-    const receiver = await startLocalReceiver();
+    // In this process: stopped and started again, it still has every request it acknowledged.
+    const receiver = await startWebhookReceiver();
+    const received = new ReceivedWebhooks(receiver.url, receiver.url);
     let local: LocalGateway;
     try {
       local = await startLocalGateway({
         env: { ...env, OUTBOUND_POLICY: 'allowlist', OUTBOUND_ALLOWED_DESTINATIONS: '127.0.0.1' },
         // As the run's Redis container keeps it: a restart loses nothing.
-        redisAppendOnly: 'everysec',
-        serviceEnv: serviceEnv(receiver.receiver.destination('')),
+        redisServer: { appendOnly: 'everysec' },
+        serviceEnv: serviceEnv(received.destination('')),
       });
     } catch (error) {
-      await receiver.remove();
+      await receiver.stop();
       throw error;
     }
     gateway = {
       mode,
       webhookSecret,
       local,
-      receiver: receiver.receiver,
+      receiver: received,
       disruptions: localDisruptions(local, receiver),
       endpoints: {
         account: local.components['account-api']!.url,
         contentPublishing: local.components['content-publishing-api']!.url,
         contentWatcher: local.components['content-watcher-api']!.url,
-        ipfsGateway: local.ipfsGatewayUrl,
-        chainUrl: local.chainUrl,
+        ipfsGateway: local.backing.kubo!.gatewayUrl,
+        chainUrl: local.backing.chain.url,
       },
-      describe: () => `local processes (${why}; devchain, redis-server, Kubo, receiver)`,
+      describe: () => `local processes (${why}; devchain, redis-server, Kubo; the receiver in this process)`,
       stop: async () => {
         await local.stop();
-        await receiver.remove();
+        await receiver.stop();
       },
     };
   }

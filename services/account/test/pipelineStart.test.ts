@@ -1,23 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { options as frequencyOptions } from '@frequency-chain/api-augment';
 import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import {
-  freePort,
-  spawnServer,
-  startRedisServer,
-  waitUntil,
-  type LocalRedis,
-  type ServerProcess,
-} from '@frequency-gateway/devstack';
+import { freePort, startRedisServer, waitUntil, type LocalRedis } from '@frequency-gateway/devstack';
+import { startComponentProcess, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
 import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { KeyringPair } from '@polkadot/keyring/types';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 let redis: LocalRedis;
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -37,32 +28,28 @@ async function ferdieWorker(
   chainUrl: string,
   prefix: string,
   env: Record<string, string> = {},
-): Promise<ServerProcess> {
-  const worker = await spawnServer(
-    [MAIN, 'worker'],
-    {
-      REDIS_URL: redis.url,
-      FREQUENCY_API_WS_URL: chainUrl,
-      PROVIDER_ID: '2',
-      PROVIDER_ACCOUNT_SEED_PHRASE: '//Ferdie',
-      CACHE_KEY_PREFIX: prefix,
-      READINESS_INTERVAL_MS: '250',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    { portVariable: 'WORKER_API_PORT', output: [] },
-  );
+): Promise<ComponentProcess> {
+  const worker = await startComponentProcess('account', 'worker', {
+    REDIS_URL: redis.url,
+    FREQUENCY_API_WS_URL: chainUrl,
+    PROVIDER_ID: '2',
+    PROVIDER_ACCOUNT_SEED_PHRASE: '//Ferdie',
+    CACHE_KEY_PREFIX: prefix,
+    READINESS_INTERVAL_MS: '250',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   cleanup.push(() => worker.stop());
   return worker;
 }
 
-async function health(worker: ServerProcess, path: '/readyz' | '/livez') {
+async function health(worker: ComponentProcess, path: '/readyz' | '/livez') {
   const response = await fetch(`${worker.url}${path}`);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 /** Why the publisher pipeline is not running, as /readyz says it ('' once it runs). */
-async function publisherProblem(worker: ServerProcess): Promise<string> {
+async function publisherProblem(worker: ComponentProcess): Promise<string> {
   const checks = (await health(worker, '/readyz')).body.checks as Record<string, { status: string; error?: string }>;
   return checks.publisher?.status === 'up' ? '' : (checks.publisher?.error ?? 'pending');
 }
@@ -70,11 +57,7 @@ async function publisherProblem(worker: ServerProcess): Promise<string> {
 const failedAttempts = (problem: string) => Number(/\((\d+) failed attempts/.exec(problem)?.[1] ?? 0);
 
 /** The worker's log lines (JSON) with this message. */
-const logged = (worker: ServerProcess, message: string) =>
-  worker
-    .output()
-    .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : []))
-    .filter((line) => line.msg === message);
+const logged = (worker: ComponentProcess, message: string) => worker.lines().filter((line) => line.msg === message);
 
 function send(tx: SubmittableExtrinsic<'promise'>, signer: KeyringPair): Promise<void> {
   return new Promise((resolve, reject) => {

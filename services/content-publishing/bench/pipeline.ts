@@ -17,7 +17,8 @@ import {
   writeBenchmarkResult,
   type BenchmarkFigure,
 } from '@frequency-gateway/devstack';
-import { nodeArgsFrom, spawnApi, spawnWorker } from '../test/support/apiProcess.js';
+import { startComponentProcess } from '@frequency-gateway/devstack/gateway';
+import { nodeArgsFrom } from '../test/support/apiProcess.js';
 import { metric } from '../test/support/pipeline.js';
 
 const BROADCASTS = Number(process.env.BENCH_BROADCASTS ?? 10_000);
@@ -52,8 +53,13 @@ const env = {
   IPFS_ENDPOINT: kubo.apiUrl,
   IPFS_GATEWAY_URL: `${kubo.gatewayUrl}/ipfs/[CID]`,
 };
-const api = await spawnApi(env, { compiled, nodeArgs: nodeArgsFrom('BENCH_API_NODE_ARGS') });
-const worker = await spawnWorker(
+const api = await startComponentProcess('content-publishing', 'api', env, {
+  compiled,
+  nodeArgs: nodeArgsFrom('BENCH_API_NODE_ARGS'),
+});
+const worker = await startComponentProcess(
+  'content-publishing',
+  'worker',
   {
     ...env,
     PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',

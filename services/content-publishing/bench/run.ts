@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import { startDevchain } from '@frequency-gateway/devchain';
 import {
   cpuSeconds,
+  spawnServer,
   startRedisServer,
   waitUntil,
   writeBenchmarkResult,
@@ -24,7 +25,8 @@ import {
   type ServerProcess,
 } from '@frequency-gateway/devstack';
 import { EmbeddedStore } from '@frequency-gateway/storage';
-import { generatedBytes, nodeArgsFrom, spawnApi, spawnServer, streamUpload } from '../test/support/apiProcess.js';
+import { startComponentProcess, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
+import { generatedBytes, nodeArgsFrom, streamUpload } from '../test/support/apiProcess.js';
 
 const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_BYTES ?? 256 * 1024 ** 2);
 const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 7);
@@ -119,7 +121,9 @@ const apiDir = mkdtempSync(join(tmpdir(), 'bench-api-'));
 const directDir = mkdtempSync(join(tmpdir(), 'bench-direct-'));
 // The api as the image runs it (compiled JavaScript) when it has been built, else from its sources.
 const compiled = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
-const api = await spawnApi(
+const api = await startComponentProcess(
+  'content-publishing',
+  'api',
   {
     REDIS_URL: redis.url,
     FREQUENCY_API_WS_URL: devchain.url,
@@ -148,7 +152,9 @@ primaryClient.disconnect();
 const durabilityDirs = [mkdtempSync(join(tmpdir(), 'bench-ack-')), mkdtempSync(join(tmpdir(), 'bench-durable-'))];
 const [acknowledgedApi, replicatedApi] = (await Promise.all(
   durabilityDirs.map((dir, index) =>
-    spawnApi(
+    startComponentProcess(
+      'content-publishing',
+      'api',
       {
         REDIS_URL: replicatedPrimary.url,
         FREQUENCY_API_WS_URL: devchain.url,
@@ -159,7 +165,7 @@ const [acknowledgedApi, replicatedApi] = (await Promise.all(
       { compiled },
     ),
   ),
-)) as [ServerProcess, ServerProcess];
+)) as [ComponentProcess, ComponentProcess];
 
 try {
   await saturate(baselineServer); // warm-up of both, so neither pays for JIT in its measured run

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { startDevchain } from '@frequency-gateway/devchain';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { callJson, waitUntil } from '@frequency-gateway/devstack';
 import { startComponent, type StartedComponent } from '@frequency-gateway/platform';
 import { contentPublishingApi } from '../src/api/component.js';
 import { contentId } from '@frequency-gateway/storage';
-import { call, form, png, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
+import { form, png, startApiStack, TEST_PREFIX, type ApiStack } from './support/stack.js';
 
 interface SpecOperation {
   method: string;
@@ -40,7 +40,7 @@ describe('content publishing api', () => {
   let stack: ApiStack;
   const ready = () => fetch(`${stack.url}/readyz`).then((response) => response.status);
   const broadcast = (text: string) =>
-    call(stack.url, 'POST', '/v1/content/2/broadcast', { content: { content: text, published: '2024-05-01' } });
+    callJson(stack.url, 'POST', '/v1/content/2/broadcast', { content: { content: text, published: '2024-05-01' } });
 
   beforeAll(async () => {
     stack = await startApiStack({ READINESS_INTERVAL_MS: '200', READINESS_TIMEOUT_MS: '500' });
@@ -48,7 +48,7 @@ describe('content publishing api', () => {
   afterAll(async () => stack?.close());
 
   it('documents every operation of the specification with its operationId', async () => {
-    const doc = (await call(stack.url, 'GET', '/docs/swagger.json')).body as {
+    const doc = (await callJson(stack.url, 'GET', '/docs/swagger.json')).body as {
       paths: Record<string, Record<string, { operationId: string }>>;
     };
     const missing = spec.operations.filter(
@@ -61,7 +61,7 @@ describe('content publishing api', () => {
   });
 
   it('publishes an OpenAPI document generic JSON Schema tools can read, with what the reference says', async () => {
-    const doc = (await call(stack.url, 'GET', '/docs/swagger.json')).body as OpenApiDocument;
+    const doc = (await callJson(stack.url, 'GET', '/docs/swagger.json')).body as OpenApiDocument;
     // JSON Schema patterns are ECMA-262 regular expressions without flags: nothing that needs `u` (\u{...},
     // \p{...}), which without it would compile but mean something else.
     const patterns = patternsIn(doc);
@@ -98,7 +98,7 @@ describe('content publishing api', () => {
 
   it('answers 410 on the gone v2 on-chain operation whatever the body', async () => {
     for (const body of [{ schemaId: 1, payload: '0x01', published: '2024-05-01' }, { junk: true }, undefined]) {
-      const answer = await call(stack.url, 'POST', '/v2/content/2/on-chain', body);
+      const answer = await callJson(stack.url, 'POST', '/v2/content/2/on-chain', body);
       expect(answer.status).toBe(410);
     }
   });
@@ -106,7 +106,7 @@ describe('content publishing api', () => {
   it('GET /dev/request/{jobId} shows a job of any queue; 404 for an unknown one', async () => {
     const { body } = await broadcast('dev lookup');
     await stack.drained();
-    const job = await call(stack.url, 'GET', `/dev/request/${body.referenceId}`);
+    const job = await callJson(stack.url, 'GET', `/dev/request/${body.referenceId}`);
     expect(job.status).toBe(200);
     expect(job.body).toMatchObject({
       queue: 'requestQueue',
@@ -115,17 +115,17 @@ describe('content publishing api', () => {
       name: 'content',
       data: { kind: 'broadcast', msaId: '2' },
     });
-    expect((await call(stack.url, 'GET', '/dev/request/nope')).status).toBe(404);
+    expect((await callJson(stack.url, 'GET', '/dev/request/nope')).status).toBe(404);
   });
 
   it('GET /dev/request/{jobId} shows a job still waiting for a worker, in state intake', async () => {
     const alone = await startApiStack({}, {}, { relay: false });
     try {
-      const posted = await call(alone.url, 'POST', '/v1/content/2/broadcast', {
+      const posted = await callJson(alone.url, 'POST', '/v1/content/2/broadcast', {
         content: { content: 'no worker yet', published: '2024-05-01' },
       });
       expect(posted.status).toBe(202);
-      const job = await call(alone.url, 'GET', `/dev/request/${posted.body.referenceId}`);
+      const job = await callJson(alone.url, 'GET', `/dev/request/${posted.body.referenceId}`);
       expect(job.status).toBe(200);
       expect(job.body).toMatchObject({
         queue: 'requestQueue',
@@ -134,7 +134,7 @@ describe('content publishing api', () => {
         name: 'content',
         data: { kind: 'broadcast', msaId: '2' },
       });
-      expect((await call(alone.url, 'GET', '/dev/request/nope')).status).toBe(404);
+      expect((await callJson(alone.url, 'GET', '/dev/request/nope')).status).toBe(404);
     } finally {
       await alone.close();
     }
@@ -142,17 +142,17 @@ describe('content publishing api', () => {
 
   it('POST /dev/dummy/announcement/{queueType}/{count} queues valid requests; 400 for an unknown type', async () => {
     for (const kind of ['broadcast', 'reply', 'reaction', 'update', 'profile', 'tombstone']) {
-      const answer = await call(stack.url, 'POST', `/dev/dummy/announcement/${kind}/2`);
+      const answer = await callJson(stack.url, 'POST', `/dev/dummy/announcement/${kind}/2`);
       expect(answer.status).toBe(201);
       expect(answer.body.referenceIds).toHaveLength(2);
       await stack.drained();
-      const job = await call(stack.url, 'GET', `/dev/request/${answer.body.referenceIds[0]}`);
+      const job = await callJson(stack.url, 'GET', `/dev/request/${answer.body.referenceIds[0]}`);
       expect(job.body.data.kind).toBe(kind);
     }
-    const unknown = await call(stack.url, 'POST', '/dev/dummy/announcement/poll/1');
+    const unknown = await callJson(stack.url, 'POST', '/dev/dummy/announcement/poll/1');
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toEqual([expect.stringMatching(/^params\.queueType: /)]);
-    expect((await call(stack.url, 'POST', '/dev/dummy/announcement/broadcast/0')).status).toBe(400);
+    expect((await callJson(stack.url, 'POST', '/dev/dummy/announcement/broadcast/0')).status).toBe(400);
   });
 
   it('has no /dev routes outside ENVIRONMENT=dev', async () => {
@@ -169,9 +169,9 @@ describe('content publishing api', () => {
       logDestination: new PassThrough().resume(),
     })) as StartedComponent<unknown>;
     try {
-      expect((await call(production.url, 'GET', '/dev/request/x')).status).toBe(404);
-      expect((await call(production.url, 'POST', '/dev/dummy/announcement/broadcast/1')).status).toBe(404);
-      const doc = (await call(production.url, 'GET', '/docs/swagger.json')).body as { paths: object };
+      expect((await callJson(production.url, 'GET', '/dev/request/x')).status).toBe(404);
+      expect((await callJson(production.url, 'POST', '/dev/dummy/announcement/broadcast/1')).status).toBe(404);
+      const doc = (await callJson(production.url, 'GET', '/docs/swagger.json')).body as { paths: object };
       expect(Object.keys(doc.paths).filter((path) => path.startsWith('/dev'))).toEqual([]);
     } finally {
       await production.stop();
@@ -183,9 +183,11 @@ describe('content publishing api', () => {
     const port = stack.devchain.port;
     await stack.devchain.close();
     await waitUntil(async () => (await ready()) === 503, 15_000, '/readyz to answer 503');
-    const health = (await call(stack.url, 'GET', '/healthz')).body as { checks: Record<string, { status: string }> };
+    const health = (await callJson(stack.url, 'GET', '/healthz')).body as {
+      checks: Record<string, { status: string }>;
+    };
     expect(health.checks.chain?.status).toBe('down');
-    const needsChain = await call(stack.url, 'POST', '/v3/content/on-chain', {
+    const needsChain = await callJson(stack.url, 'POST', '/v3/content/on-chain', {
       schemaId: 9999,
       payload: '0x01',
       published: '2024-05-01',

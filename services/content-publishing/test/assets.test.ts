@@ -1,8 +1,9 @@
+import { jsonAnswerOf } from '@frequency-gateway/devstack';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmbeddedStore, contentId, dsnpHash } from '@frequency-gateway/storage';
 import type { Redis } from 'ioredis';
-import { answerOf, expectDocumented, form, png, startApiStack, type ApiStack } from './support/stack.js';
+import { expectDocumented, form, png, startApiStack, type ApiStack } from './support/stack.js';
 
 describe('asset upload', () => {
   let stack: ApiStack;
@@ -23,7 +24,7 @@ describe('asset upload', () => {
   ) => fetch(`${api.url}${path}`, { method, body, headers });
   /** Sends files as a multipart form; the answer with its JSON body. */
   const send = async (method: 'POST' | 'PUT', path: string, files: Parameters<typeof form>[0]) =>
-    answerOf(await upload(method, path, form(files)));
+    jsonAnswerOf(await upload(method, path, form(files)));
 
   /** Whether the api kept a file: recorded as an asset, or pinned in the embedded store. */
   const kept = async (bytes: Uint8Array) => {
@@ -104,25 +105,25 @@ describe('asset upload', () => {
   });
 
   it('v2: 400 for a request without files, not multipart, or malformed', async () => {
-    const none = await answerOf(await upload('POST', '/v2/asset/upload', form([], [['note', 'no files']])));
+    const none = await jsonAnswerOf(await upload('POST', '/v2/asset/upload', form([], [['note', 'no files']])));
     expect(none.status).toBe(400);
     expect(none.body.message).toEqual(['body.files: is required']);
-    const notMultipart = await answerOf(
+    const notMultipart = await jsonAnswerOf(
       await upload('POST', '/v2/asset/upload', 'x', { 'content-type': 'text/plain' }),
     );
     expect(notMultipart.status).toBe(400);
     expect(notMultipart.body.message).toEqual(['body: send the files as multipart/form-data']);
     const multipart = { 'content-type': 'multipart/form-data; boundary=B' };
     const unnamed = '--B\r\nContent-Disposition: form-data\r\n\r\nvalue\r\n--B--\r\n';
-    const noName = await answerOf(await upload('POST', '/v2/asset/upload', unnamed, multipart));
+    const noName = await jsonAnswerOf(await upload('POST', '/v2/asset/upload', unnamed, multipart));
     expect(noName.status).toBe(400);
     expect(noName.body.message).toEqual(['body: a text field without a name']);
-    const cutShort = await answerOf(
+    const cutShort = await jsonAnswerOf(
       await upload('POST', '/v2/asset/upload', '--B\r\nContent-Disposition: form-data; name="a"\r\n\r\nva', multipart),
     );
     expect(cutShort.status).toBe(400);
     expect(cutShort.body.message).toEqual(['body: malformed multipart/form-data (Unexpected end of form)']);
-    const noBoundary = await answerOf(
+    const noBoundary = await jsonAnswerOf(
       await upload('POST', '/v2/asset/upload', unnamed, { 'content-type': 'multipart/form-data' }),
     );
     expect(noBoundary.status).toBe(400);

@@ -1,9 +1,10 @@
+import { jsonAnswerOf, callJson } from '@frequency-gateway/devstack';
 import { ChainQueries } from '@frequency-gateway/chain';
 import type { Queue } from 'bullmq';
 import type { BatchFilesJob } from '../src/jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import { contentId } from '@frequency-gateway/storage';
-import { answerOf, call, expectDocumented, form, png, startApiStack, type ApiStack } from './support/stack.js';
+import { expectDocumented, form, png, startApiStack, type ApiStack } from './support/stack.js';
 
 const CID_A = 'bafybeifcdlhd3gu4ryvvzf74kefmsvxtfdmt7tn2qoq2xlkv3yr4fd62ce';
 const CID_B = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
@@ -27,7 +28,7 @@ describe('batch announcements', () => {
         schemaIds.map((id) => ['schemaId', id]),
       ),
     });
-    return answerOf(response);
+    return jsonAnswerOf(response);
   };
 
   beforeAll(async () => {
@@ -49,7 +50,7 @@ describe('batch announcements', () => {
           { schemaId: String(broadcastSchema), cid: CID_B },
         ],
       };
-      const answer = await call(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
+      const answer = await callJson(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
       expect(answer.status).toBe(202);
       expect(Object.keys(answer.body)).toEqual(['referenceId']);
       const job = (await stack.jobOf(publish, answer.body.referenceId))!;
@@ -61,9 +62,9 @@ describe('batch announcements', () => {
           { cid: CID_B, schemaId: broadcastSchema },
         ],
       });
-      const again = await call(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
+      const again = await callJson(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
       expect(again.body.referenceId).toBe(answer.body.referenceId);
-      expect((await call(stack.url, 'GET', `/v1/requests/${answer.body.referenceId}`)).body).toMatchObject({
+      expect((await callJson(stack.url, 'GET', `/v1/requests/${answer.body.referenceId}`)).body).toMatchObject({
         state: 'queued',
         kind: 'batch-files',
       });
@@ -103,13 +104,13 @@ describe('batch announcements', () => {
         /^body\.batchFiles\.0\.schemaId: schema 9999 does not exist/,
       ],
     ])('400 for %s', async (_name, body, expected) => {
-      const answer = await call(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
+      const answer = await callJson(stack.url, 'POST', '/v2/content/batchAnnouncement', body);
       expect(answer.status).toBe(400);
       expect(answer.body.message).toEqual([expect.stringMatching(expected)]);
     });
 
     it('400 for a schema that does not take batch files', async () => {
-      const answer = await call(stack.url, 'POST', '/v2/content/batchAnnouncement', {
+      const answer = await callJson(stack.url, 'POST', '/v2/content/batchAnnouncement', {
         batchFiles: [{ schemaId: itemizedSchema, cid: CID_A }],
       });
       expect(answer.status).toBe(400);
@@ -171,7 +172,7 @@ describe('batch announcements', () => {
       const empty = await v3([], [String(broadcastSchema)]);
       expect(empty.status).toBe(400);
       expect(empty.body.message).toEqual(['body.files: is required']);
-      const notMultipart = await call(stack.url, 'POST', '/v3/content/batchAnnouncement', { files: [] });
+      const notMultipart = await callJson(stack.url, 'POST', '/v3/content/batchAnnouncement', { files: [] });
       expect(notMultipart.status).toBe(400);
       expect((await v3([parquet(5)], [String(broadcastSchema)])).status).toBe(200);
     });

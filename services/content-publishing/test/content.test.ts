@@ -1,9 +1,10 @@
+import { callJson } from '@frequency-gateway/devstack';
 import type { Queue } from 'bullmq';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import type { ContentRequestJob } from '../src/jobs/document.js';
 import { contentRequests } from '../src/requests.js';
-import { call, form, png, startApiStack, TEST_KEYSPACE, type ApiStack } from './support/stack.js';
+import { form, png, startApiStack, TEST_KEYSPACE, type ApiStack } from './support/stack.js';
 
 const HASH = dsnpHash(new TextEncoder().encode('target'));
 const URI = `dsnp://42/${HASH}`;
@@ -15,7 +16,7 @@ describe('content routes', () => {
   let imageCid: string;
   let parquetCid: string;
 
-  const post = (method: string, path: string, body?: unknown) => call(stack.url, method, path, body);
+  const post = (method: string, path: string, body?: unknown) => callJson(stack.url, method, path, body);
   const problems = async (method: string, path: string, body: unknown): Promise<string[]> => {
     const answer = await post(method, path, body);
     expect(answer.status).toBe(400);

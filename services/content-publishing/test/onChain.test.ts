@@ -1,10 +1,11 @@
+import { callJson } from '@frequency-gateway/devstack';
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { parseExtraGenesis } from '@frequency-gateway/devchain';
 import type { Queue } from 'bullmq';
 import type { OnChainJob } from '../src/jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../src/queues.js';
 import { createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
-import { call, startApiStack, type ApiStack } from './support/stack.js';
+import { startApiStack, type ApiStack } from './support/stack.js';
 
 const ON_CHAIN = FIRST_NEW_ID;
 const PUBLISHED = '2024-05-01T12:00:00Z';
@@ -16,7 +17,7 @@ describe('on-chain content', () => {
   let eve: bigint;
   let ipfsSchema: number;
 
-  const post = (body: unknown, path = '/v3/content/on-chain') => call(stack.url, 'POST', path, body);
+  const post = (body: unknown, path = '/v3/content/on-chain') => callJson(stack.url, 'POST', path, body);
 
   beforeAll(async () => {
     stack = await startApiStack(
@@ -80,7 +81,7 @@ describe('on-chain content', () => {
       published: PUBLISHED,
     });
     expect(asText.body.referenceId).toBe(answer.body.referenceId);
-    expect((await call(stack.url, 'GET', `/v1/requests/${answer.body.referenceId}`)).body).toMatchObject({
+    expect((await callJson(stack.url, 'GET', `/v1/requests/${answer.body.referenceId}`)).body).toMatchObject({
       kind: 'on-chain',
       msaId: dave.toString(),
       state: 'queued',

@@ -1,11 +1,11 @@
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { AnnouncementType, writeBatch, parseParquetModel } from '@frequency-gateway/dsnp';
-import { startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
+import { callJson, jsonAnswerOf, startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { batchRows, fromGateway, messagesOf, startPipeline, type PipelineStack } from './support/pipeline.js';
-import { answerOf, call, form, png } from './support/stack.js';
+import { form, png } from './support/stack.js';
 
 const PUBLISHED = '2026-11-21T10:00:00.000Z';
 const SECRET = 'pipeline-webhook-secret-0123456789';
@@ -50,7 +50,7 @@ describe('publishing pipeline: api, worker, devchain, Redis and Kubo as separate
 
   it('publishes every kind of announcement, with correct ActivityContent, and notifies each outcome', async () => {
     const image = png(4000, 7);
-    const upload = await answerOf(
+    const upload = await jsonAnswerOf(
       await fetch(`${stack.api.url}/v2/asset/upload`, {
         method: 'POST',
         body: form([{ name: 'photo.png', type: 'image/png', bytes: image }]),
@@ -59,7 +59,7 @@ describe('publishing pipeline: api, worker, devchain, Redis and Kubo as separate
     const imageCid = upload.body.files[0].cid as string;
     const target = `dsnp://2/${dsnpHash(new TextEncoder().encode('earlier'))}`;
     const post = async (path: string, body: unknown, method = 'POST') => {
-      const answer = await call(stack.api.url, method, path, body);
+      const answer = await callJson(stack.api.url, method, path, body);
       expect(answer.status).toBe(202);
       return (answer.body?.referenceId ?? answer.headers.get('location')?.split('/').pop()) as string;
     };
@@ -183,18 +183,18 @@ describe('publishing pipeline: api, worker, devchain, Redis and Kubo as separate
       { announcementType: 2, fromId: 9n, contentHash: dsnpHash(new Uint8Array([1])), url: 'https://example.org/1' },
     ]);
     const parquet = { name: 'batch.parquet', type: 'application/vnd.apache.parquet', bytes: file };
-    const uploaded = await answerOf(
+    const uploaded = await jsonAnswerOf(
       await fetch(`${stack.api.url}/v2/asset/upload`, { method: 'POST', body: form([parquet]) }),
     );
     const cid = uploaded.body.files[0].cid as string;
-    const v2 = await call(stack.api.url, 'POST', '/v2/content/batchAnnouncement', {
+    const v2 = await callJson(stack.api.url, 'POST', '/v2/content/batchAnnouncement', {
       batchFiles: [{ cid, schemaId: schema.schemaId }],
     });
     expect(v2.status).toBe(202);
     const other = await writeBatch(parseParquetModel(schema.model), [
       { announcementType: 2, fromId: 10n, contentHash: dsnpHash(new Uint8Array([2])), url: 'https://example.org/2' },
     ]);
-    const v3 = await answerOf(
+    const v3 = await jsonAnswerOf(
       await fetch(`${stack.api.url}/v3/content/batchAnnouncement`, {
         method: 'POST',
         body: form([{ ...parquet, bytes: other }], [['schemaId', String(schema.schemaId)]]),
@@ -219,7 +219,7 @@ describe('publishing pipeline: api, worker, devchain, Redis and Kubo as separate
 
   it('publishes v3 on-chain content for a delegated user, readable from the chain', async () => {
     const before = receiver.received.length;
-    const answer = await call(stack.api.url, 'POST', '/v3/content/on-chain', {
+    const answer = await callJson(stack.api.url, 'POST', '/v3/content/on-chain', {
       intentName: 'test.pipeline',
       payload: '0x0c',
       published: PUBLISHED,

@@ -1,8 +1,8 @@
+import { callJson } from '@frequency-gateway/devstack';
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { Keyring } from '@polkadot/keyring';
 import { asAlice, createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { batchRows, messagesOf, metric, startPipeline, waitUntil, type PipelineStack } from './support/pipeline.js';
-import { call } from './support/stack.js';
 
 const PUBLISHED = '2026-11-21T10:00:00.000Z';
 
@@ -27,7 +27,7 @@ async function postBroadcasts(
   let interruption: Promise<void> | undefined;
   const postOne = async (index: number) => {
     for (;;) {
-      const answer = await call(stack.api.url, 'POST', `/v1/content/${options.msaId}/broadcast`, {
+      const answer = await callJson(stack.api.url, 'POST', `/v1/content/${options.msaId}/broadcast`, {
         content: { content: `${options.label} ${index}`, published: PUBLISHED },
       }).catch(() => undefined);
       if (answer?.status === 202) {
@@ -149,7 +149,7 @@ describe('publishing pipeline under faults', () => {
     await grantIntents(api, '//Dave', [FIRST_NEW_ID]);
     const dave = (await new ChainQueries(api).msaIdOf((await loadProviderKey('//Dave')).address))!.toString();
     await Promise.all(stack.workers.splice(0).map((worker) => worker.stop()));
-    const answer = await call(stack.api.url, 'POST', '/v3/content/on-chain', {
+    const answer = await callJson(stack.api.url, 'POST', '/v3/content/on-chain', {
       schemaId: FIRST_NEW_ID,
       payload: '0x0c',
       published: PUBLISHED,

@@ -1,9 +1,8 @@
 import { scanKeys } from '@frequency-gateway/platform';
-import { startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
+import { callJson, startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { Cluster } from 'ioredis';
 import { startPipeline, type PipelineStack } from './support/pipeline.js';
-import { call } from './support/stack.js';
 
 // Content publishing, unchanged, on a 3-primary Redis Cluster (REDIS_CLUSTER_NODES): the intake script, the batch
 // scripts and BullMQ's touch several keys at once, which a cluster allows only within one hash slot.
@@ -30,7 +29,7 @@ test('broadcasts on a Redis Cluster: 202, batched, finalized, one webhook each; 
   const published = '2026-11-21T10:00:00.000Z';
   const ids: string[] = [];
   for (let index = 0; index < 5; index++) {
-    const answer = await call(stack.api.url, 'POST', '/v1/content/2/broadcast', {
+    const answer = await callJson(stack.api.url, 'POST', '/v1/content/2/broadcast', {
       content: { content: `on a cluster ${index}`, published },
     });
     expect(answer.status).toBe(202);

@@ -1,12 +1,12 @@
 import {
+  callJson,
   killPrimaryUnderLoad,
   startWebhookReceiver,
   waitUntil,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
-import type { ApiProcess } from './support/apiProcess.js';
+import type { ComponentProcess } from '@frequency-gateway/devstack/gateway';
 import { startPipeline, type PipelineStack } from './support/pipeline.js';
-import { call } from './support/stack.js';
 
 // The Redis primary dies (kill -9) in the middle of broadcasts posted at a steady rate, on a primary with two
 // replicas and three Sentinels (REDIS_SENTINELS). Two apis take the posts in turn: one answers 202 only once a
@@ -33,7 +33,7 @@ const SECRET = 'failover-webhook-secret-0123456789';
 
 let stack: PipelineStack;
 /** An api that answers 202 only once a replica has the request; `stack.api` answers once the primary has it. */
-let durable: ApiProcess;
+let durable: ComponentProcess;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -80,7 +80,7 @@ test('kill -9 of the primary mid-traffic: every durable 202 finalized and notifi
     killAfter: KILL_AFTER,
     send: (index) => {
       const api = index % 2 === 0 ? 'durable' : 'plain';
-      return call(apis[api].url, 'POST', '/v1/content/2/broadcast', {
+      return callJson(apis[api].url, 'POST', '/v1/content/2/broadcast', {
         content: { content: `broadcast ${index}`, published: '2026-11-21T10:00:00.000Z' },
       }).then(
         (answer) => ({ api, status: answer.status, referenceId: answer.body?.referenceId as string | undefined }),

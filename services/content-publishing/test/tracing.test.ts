@@ -1,14 +1,14 @@
 import {
   ancestryOf,
-  startOtlpReceiver,
-  traceBehind,
-  startWebhookReceiver,
-  waitUntil,
+  callJson,
   type OtlpReceiver,
+  startOtlpReceiver,
+  startWebhookReceiver,
+  traceBehind,
+  waitUntil,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
 import { startPipeline, type PipelineStack } from './support/pipeline.js';
-import { call } from './support/stack.js';
 
 describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worker', () => {
   let collector: OtlpReceiver;
@@ -34,7 +34,7 @@ describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worke
   });
 
   it('a broadcast is one trace from the request through IPFS and the chain to the webhook', async () => {
-    const answer = await call(stack.api.url, 'POST', '/v1/content/2/broadcast', {
+    const answer = await callJson(stack.api.url, 'POST', '/v1/content/2/broadcast', {
       content: { content: 'traced', published: '2026-11-21T10:00:00.000Z' },
     });
     expect(answer.status).toBe(202);
@@ -88,7 +88,7 @@ describe('tracing, with OTEL_EXPORTER_OTLP_ENDPOINT set on the api and the worke
     const since = BigInt(Date.now()) * 1_000_000n;
     const answers = await Promise.all(
       ['first', 'second'].map((content) =>
-        call(stack.api.url, 'POST', '/v1/content/2/broadcast', {
+        callJson(stack.api.url, 'POST', '/v1/content/2/broadcast', {
           content: { content: `linked ${content}`, published: '2026-11-21T10:00:00.000Z' },
         }),
       ),

@@ -1,14 +1,8 @@
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startKubo, startRedisServer, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
-import {
-  generatedBytes,
-  multipartBody,
-  sendMultipart,
-  spawnApi,
-  type ApiProcess,
-  type FormPart,
-} from './support/apiProcess.js';
+import { startComponentProcess, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
+import { generatedBytes, multipartBody, sendMultipart, type FormPart } from './support/apiProcess.js';
 import { expectDocumented, png } from './support/stack.js';
 
 const MiB = 1024 * 1024;
@@ -41,7 +35,7 @@ describe('upload limits, enforced while streaming', () => {
   let redisServer: LocalRedis;
   let devchain: Devchain;
   let kubo: LocalKubo;
-  let api: ApiProcess;
+  let api: ComponentProcess;
   let redis: Redis;
 
   /** What the api keeps of uploads: Kubo's recursive pins and the asset records. */
@@ -54,7 +48,7 @@ describe('upload limits, enforced while streaming', () => {
   beforeAll(async () => {
     [redisServer, devchain, kubo] = await Promise.all([startRedisServer(), startDevchain(), startKubo()]);
     redis = new Redis(redisServer.url);
-    api = await spawnApi({
+    api = await startComponentProcess('content-publishing', 'api', {
       REDIS_URL: redisServer.url,
       FREQUENCY_API_WS_URL: devchain.url,
       PROVIDER_ID: '1',

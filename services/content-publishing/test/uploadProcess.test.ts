@@ -1,6 +1,7 @@
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startKubo, startRedisServer, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
-import { spawnApi, streamUpload, type ApiProcess } from './support/apiProcess.js';
+import { startComponentProcess, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
+import { streamUpload } from './support/apiProcess.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -15,7 +16,7 @@ describe('uploads through the api process into Kubo', () => {
   let redis: LocalRedis;
   let devchain: Devchain;
   let kubo: LocalKubo;
-  let api: ApiProcess;
+  let api: ComponentProcess;
   const env = () => ({
     REDIS_URL: redis.url,
     FREQUENCY_API_WS_URL: devchain.url,
@@ -25,7 +26,10 @@ describe('uploads through the api process into Kubo', () => {
 
   beforeAll(async () => {
     [redis, devchain, kubo] = await Promise.all([startRedisServer(), startDevchain(), startKubo()]);
-    api = await spawnApi({ ...env(), FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(2 * GiB) });
+    api = await startComponentProcess('content-publishing', 'api', {
+      ...env(),
+      FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(2 * GiB),
+    });
   }, 120_000);
   afterAll(async () => {
     await api?.stop();
@@ -49,7 +53,10 @@ describe('uploads through the api process into Kubo', () => {
   }, 300_000);
 
   it('pins nothing of an upload that is too large or cut short, and serves the next one', async () => {
-    const small = await spawnApi({ ...env(), FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(2 * MiB) });
+    const small = await startComponentProcess('content-publishing', 'api', {
+      ...env(),
+      FILE_UPLOAD_MAX_SIZE_IN_BYTES: String(2 * MiB),
+    });
     try {
       const before = await pins(kubo);
       const tooLarge = await streamUpload(small.url, 3 * MiB, { path: '/v1/asset/upload', method: 'PUT' });

@@ -1,13 +1,11 @@
-import { fileURLToPath } from 'node:url';
 import {
   callJson as call,
-  spawnServer,
   startWebhookReceiver,
   waitUntil,
   type ReceivedWebhook,
-  type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
+import { startComponentProcess, untilReady, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -26,15 +24,14 @@ import {
   type WatchedChain,
 } from './support/chain.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const SECRET = 'watcher-webhook-secret-0123456789';
 
 let pipeline: WatchedChain;
 /** Reads the scanner's position. */
 let admin: Redis;
 let receiver: WebhookReceiver;
-let api: ServerProcess;
-const workers: ServerProcess[] = [];
+let api: ComponentProcess;
+const workers: ComponentProcess[] = [];
 
 const watcherEnv = () => ({
   REDIS_URL: pipeline.redis.url,
@@ -52,10 +49,10 @@ const watcherEnv = () => ({
   OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
 });
 
-async function startWorker(): Promise<ServerProcess> {
-  const worker = await spawnServer([MAIN, 'worker'], watcherEnv(), { portVariable: 'WORKER_API_PORT' });
+async function startWorker(): Promise<ComponentProcess> {
+  const worker = await startComponentProcess('content-watcher', 'worker', watcherEnv());
   workers.push(worker);
-  await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'watcher worker ready');
+  await untilReady(worker);
   return worker;
 }
 
@@ -63,7 +60,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   pipeline = await startWatchedChain();
   admin = new Redis(pipeline.redis.url);
-  api = await spawnServer([MAIN, 'api'], watcherEnv());
+  api = await startComponentProcess('content-watcher', 'api', watcherEnv());
   await startWorker();
 }, 180_000);
 
@@ -437,11 +434,8 @@ test('with the default outbound policy, loopback is refused at registration and,
   // A second watcher on its own keys, without OUTBOUND_ALLOWED_DESTINATIONS: what a cluster gets by default.
   const env = { ...watcherEnv(), CACHE_KEY_PREFIX: 'guarded', OUTBOUND_ALLOWED_DESTINATIONS: '' };
   const workerLogs: string[] = [];
-  const guardedApi = await spawnServer([MAIN, 'api'], env);
-  const guardedWorker = await spawnServer([MAIN, 'worker'], env, {
-    portVariable: 'WORKER_API_PORT',
-    output: workerLogs,
-  });
+  const guardedApi = await startComponentProcess('content-watcher', 'api', env);
+  const guardedWorker = await startComponentProcess('content-watcher', 'worker', env, { output: workerLogs });
   const redis = new Redis(pipeline.redis.url);
   const deliveries = new Queue('watcherDeliveryQueue', {
     connection: { url: pipeline.redis.url },

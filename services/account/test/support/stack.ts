@@ -1,32 +1,29 @@
-import { fileURLToPath } from 'node:url';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
-import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
+import type { DevchainProcess } from '@frequency-gateway/devchain';
 import { LOOPBACK_DESTINATIONS, redisKeyspace } from '@frequency-gateway/platform';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { ACCOUNT_QUEUES } from '../../src/index.js';
 import {
-  spawnServer,
-  startRedisBacking,
+  callJson,
   startWebhookReceiver,
   waitUntil,
+  type JsonAnswer,
   type LocalRedis,
   type LocalRedisCluster,
   type LocalRedisSentinelGroup,
   type RedisBackingMode,
-  type ServerProcess,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
+import { startLocalGateway, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
 import {
   encodeAuthorizationPayload,
   SiwfUser,
   type KeyKind,
   type SignUpOptions,
 } from '@frequency-gateway/devstack/siwf';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 export const WEBHOOK_SECRET = `whsec_${Buffer.from('account-test-secret-of-24b').toString('base64')}`;
 export const PREFIX = 'account';
@@ -48,14 +45,14 @@ export interface AccountStack {
    */
   admin: Redis | Cluster;
   receiver: WebhookReceiver;
-  api: ServerProcess;
-  workers: ServerProcess[];
+  api: ComponentProcess;
+  workers: ComponentProcess[];
   chain: ChainConnection;
-  startWorker(env?: Record<string, string>): Promise<ServerProcess>;
+  startWorker(env?: Record<string, string>): Promise<ComponentProcess>;
   /** One more api process with other settings (e.g. read-only), stopped with the stack. */
-  startApi(env: Record<string, string>): Promise<ServerProcess>;
+  startApi(env: Record<string, string>): Promise<ComponentProcess>;
   /** A JSON request to the api. */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  call(method: string, path: string, body?: unknown): Promise<JsonAnswer>;
   /** What a new user of the given key kind signs up with: the three payloads and a login. */
   signUpOf(user: SiwfUser, options?: Partial<SignUpOptions>): ReturnType<SiwfUser['signUp']>;
   /** The one webhook of a request, once it has arrived, checked to be signed (fails on a second delivery). */
@@ -89,62 +86,45 @@ export interface StackOptions {
 }
 
 export async function startAccountStack(options: StackOptions = {}): Promise<AccountStack> {
-  const [devchain, backing, receiver] = await Promise.all([
-    spawnDevchain({
-      sealing: 'interval',
-      blockTimeMs: options.blockTimeMs ?? 1_000,
-      finalityLag: options.finalityLag ?? 2,
-    }),
-    startRedisBacking(options.redis, { appendOnly: 'everysec' }),
-    startWebhookReceiver(),
-  ]);
-  const { redis, cluster, sentinel } = backing;
-  const common = {
-    ...backing.env,
-    FREQUENCY_API_WS_URL: devchain.url,
-    PROVIDER_ID: '1',
-    CACHE_KEY_PREFIX: PREFIX,
-    READINESS_INTERVAL_MS: '250',
-  };
-  const workerEnv = {
-    ...common,
-    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
-    WEBHOOK_BASE_URL: receiver.url,
-    WEBHOOK_SECRET,
-    WEBHOOK_RETRY_BASE_MS: '500',
-    WEBHOOK_RETRY_MAX_MS: '4000',
-    WEBHOOK_MAX_ATTEMPTS: '40',
-    // The receiver listens on this machine's loopback interface, which the outbound policy refuses unless opened.
-    OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
-    ...(typeof options.workerEnv === 'function' ? options.workerEnv(receiver) : options.workerEnv),
-  };
-  const apiEnv = {
-    ...common,
-    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
-    SIWF_V2_URI_VALIDATION: 'https://localhost/login',
-    ...options.apiEnv,
-  };
-  const extraApis: ServerProcess[] = [];
-  const [api, chain] = await Promise.all([
-    spawnServer([MAIN, 'api'], apiEnv, {
-      node: ['--import', 'tsx', '--conditions=source', ...(options.apiNodeArgs ?? [])],
-    }),
-    connectChain({ url: devchain.url }),
-  ]);
-  const workers: ServerProcess[] = [];
-  const startWorker = async (env: Record<string, string> = {}) => {
-    const worker = await spawnServer(
-      [MAIN, 'worker'],
-      { ...workerEnv, ...env },
+  const receiver = await startWebhookReceiver();
+  const gateway = await startLocalGateway({
+    components: [
+      ['account', 'api'],
+      ['account', 'worker'],
+    ],
+    sealing: 'interval',
+    blockTimeMs: options.blockTimeMs ?? 1_000,
+    finalityLag: options.finalityLag ?? 2,
+    redis: options.redis,
+    redisServer: { appendOnly: 'everysec' },
+    kubo: false,
+    env: { CACHE_KEY_PREFIX: PREFIX, READINESS_INTERVAL_MS: '250' },
+    roleEnv: {
+      api: { SIWF_V2_URI_VALIDATION: 'https://localhost/login', ...options.apiEnv },
+      worker: {
+        WEBHOOK_BASE_URL: receiver.url,
+        WEBHOOK_SECRET,
+        WEBHOOK_RETRY_BASE_MS: '500',
+        WEBHOOK_RETRY_MAX_MS: '4000',
+        WEBHOOK_MAX_ATTEMPTS: '40',
+        // The receiver listens on this machine's loopback interface, which the outbound policy refuses unless opened.
+        OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
+        ...(typeof options.workerEnv === 'function' ? options.workerEnv(receiver) : options.workerEnv),
+      },
+    },
+    roleOptions: {
+      api: { nodeArgs: options.apiNodeArgs ?? [] },
       // The worker's log lines, for tests that read what it said (the caller's array when it passes one).
-      { portVariable: 'WORKER_API_PORT', output: options.workerLogs ?? [] },
-    );
-    workers.push(worker);
-    await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'worker ready');
-    return worker;
-  };
-  await startWorker();
-  await waitUntil(async () => (await fetch(`${api.url}/readyz`)).status === 200, 60_000, 'api ready');
+      worker: options.workerLogs ? { output: options.workerLogs } : {},
+    },
+  }).catch(async (error: unknown) => {
+    await receiver.stop();
+    throw error;
+  });
+  const { chain: devchain, redis, cluster, sentinel } = gateway.backing;
+  const api = gateway.components['account-api']!;
+  const workers = [gateway.components['account-worker']!];
+  const chain = await connectChain({ url: devchain.url });
 
   const queries = new ChainQueries(chain.api);
   const graphKeys = await queries.intentByName('dsnp.public-key-key-agreement');
@@ -166,14 +146,7 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       ...overrides,
     });
   };
-  const call: AccountStack['call'] = async (method, path, body) => {
-    const response = await fetch(`${api.url}${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
+  const call: AccountStack['call'] = (method, path, body) => callJson(api.url, method, path, body);
 
   // Through the Sentinels, the admin client and the queues follow a failover to the new primary.
   const viaSentinels = sentinel && {
@@ -209,13 +182,12 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     api,
     workers,
     chain,
-    startWorker,
-    startApi: async (env) => {
-      const extra = await spawnServer([MAIN, 'api'], { ...apiEnv, ...env });
-      extraApis.push(extra);
-      await waitUntil(async () => (await fetch(`${extra.url}/readyz`)).status === 200, 60_000, 'api ready');
-      return extra;
+    startWorker: async (env) => {
+      const worker = await gateway.start('account', 'worker', env);
+      workers.push(worker);
+      return worker;
     },
+    startApi: (env) => gateway.start('account', 'api', env),
     call,
     signUpOf,
     webhookOf: async (referenceId) => {
@@ -257,10 +229,9 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
     stop: async () => {
       await Promise.all(queues.map((queue) => queue.close()));
       admin.disconnect();
-      await Promise.all(workers.map((worker) => worker.stop()));
-      await Promise.all([api, ...extraApis].map((server) => server.stop()));
       await chain.close();
-      await Promise.all([devchain.stop(), backing.stop(), receiver.stop()]);
+      await gateway.stop();
+      await receiver.stop();
     },
   };
 }

@@ -1,48 +1,8 @@
 import { request, type ClientRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { spawnServer, type ServerProcess } from '@frequency-gateway/devstack';
-
-export { spawnServer, type ServerProcess as ApiProcess } from '@frequency-gateway/devstack';
-type ApiProcess = ServerProcess;
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const BUILT_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /** Node arguments of a benchmark's process from a variable, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (Node refuses those in NODE_OPTIONS). */
 export function nodeArgsFrom(variable: string): string[] {
   return (process.env[variable] ?? '').split(/\s+/).filter(Boolean);
-}
-
-export interface ComponentProcessOptions {
-  /** From dist/ as the image runs it (after `make build`), instead of the sources through tsx. */
-  compiled?: boolean;
-  /** More Node arguments. */
-  nodeArgs?: string[];
-  /** Collects the lines the process writes to stdout (its log). */
-  output?: string[];
-}
-
-function spawnComponent(
-  role: 'api' | 'worker',
-  env: Record<string, string>,
-  options: ComponentProcessOptions,
-): Promise<ApiProcess> {
-  const node = options.compiled ? [] : ['--import', 'tsx', '--conditions=source'];
-  return spawnServer([options.compiled ? BUILT_MAIN : MAIN, role], env, {
-    node: [...node, ...(options.nodeArgs ?? [])],
-    ...(role === 'worker' ? { portVariable: 'WORKER_API_PORT' } : {}),
-    ...(options.output ? { output: options.output } : {}),
-  });
-}
-
-/** The api as a process of its own. */
-export function spawnApi(env: Record<string, string>, options: ComponentProcessOptions = {}): Promise<ApiProcess> {
-  return spawnComponent('api', env, options);
-}
-
-/** The worker as a process of its own, its health port on a free port. */
-export function spawnWorker(env: Record<string, string>, options: ComponentProcessOptions = {}): Promise<ApiProcess> {
-  return spawnComponent('worker', env, options);
 }
 
 /** `total` bytes of deterministic content (another for another `seed`), generated in 64 KiB chunks (never held whole). */

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
-import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
+import type { DevchainProcess } from '@frequency-gateway/devchain';
 import {
-  startKubo,
-  startRedisBacking,
+  callJson,
   waitUntil,
   type LocalKubo,
   type LocalRedis,
@@ -13,12 +9,11 @@ import {
   type LocalRedisSentinelGroup,
   type RedisBackingMode,
 } from '@frequency-gateway/devstack';
+import { startLocalGateway, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
 
 export { waitUntil } from '@frequency-gateway/devstack';
 import { readBatch } from '@frequency-gateway/dsnp';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
-import { spawnApi, spawnWorker, type ApiProcess } from './apiProcess.js';
-import { call } from './stack.js';
 
 /** The publishing pipeline as deployed: api and worker processes, the devchain, Redis and Kubo each their own. */
 export interface PipelineStack {
@@ -29,15 +24,15 @@ export interface PipelineStack {
   cluster: LocalRedisCluster | undefined;
   /** With `redis: 'sentinel'`, the primary, its replicas and their Sentinels. */
   sentinel: LocalRedisSentinelGroup | undefined;
-  /** Starts one more api process with more settings, stopped with the stack. */
-  startApi(env: Record<string, string>): Promise<ApiProcess>;
+  /** Starts one more api process with more settings (over the api's), stopped with the stack. */
+  startApi(env: Record<string, string>): Promise<ComponentProcess>;
   kubo: LocalKubo;
-  api: ApiProcess;
-  workers: ApiProcess[];
+  api: ComponentProcess;
+  workers: ComponentProcess[];
   /** A client of the chain, for reading what was published. */
   chain: ChainConnection;
   /** Starts one more worker (a replica, or a restart after a kill). */
-  startWorker(env?: Record<string, string>): Promise<ApiProcess>;
+  startWorker(env?: Record<string, string>): Promise<ComponentProcess>;
   /** GET /v1/requests/{id}. */
   request(referenceId: string): Promise<RequestRecord | undefined>;
   /** Waits until every request is in a final state; returns their records. */
@@ -78,69 +73,56 @@ export interface PipelineOptions {
 }
 
 export async function startPipeline(options: PipelineOptions = {}): Promise<PipelineStack> {
-  const folder = mkdtempSync(join(tmpdir(), 'pipeline-'));
-  const genesisFile = join(folder, 'genesis.json');
-  writeFileSync(genesisFile, JSON.stringify(options.genesis ?? {}));
-  const [devchain, backing, kubo] = await Promise.all([
-    spawnDevchain({
-      sealing: 'interval',
-      blockTimeMs: options.blockTimeMs ?? 500,
-      finalityLag: options.finalityLag ?? 2,
-      genesisFile,
-    }),
-    startRedisBacking(options.redis, { appendOnly: 'everysec' }),
-    startKubo(),
-  ]);
-  const { redis, cluster, sentinel } = backing;
-  const common = {
-    ...backing.env,
-    FREQUENCY_API_WS_URL: devchain.url,
-    PROVIDER_ID: '1',
-    IPFS_ENDPOINT: kubo.apiUrl,
-    IPFS_GATEWAY_URL: `${kubo.gatewayUrl}/ipfs/[CID]`,
-    CACHE_KEY_PREFIX: 'pipeline',
-  };
-  const workerEnv = {
-    ...common,
-    PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
-    BATCH_INTERVAL_SECONDS: '1',
-    READINESS_INTERVAL_MS: '250',
-    // Webhook receivers of the tests listen on this machine's loopback interface.
-    OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
-    ...options.workerEnv,
-  };
-  const [api, chain] = await Promise.all([
-    spawnApi({ ...common, ...options.apiEnv }, options.apiLogs ? { output: options.apiLogs } : {}),
-    connectChain({ url: devchain.url }),
-  ]);
-  const workers: ApiProcess[] = [];
+  const workerCount = options.workers ?? 1;
+  const gateway = await startLocalGateway({
+    components: [
+      ['content-publishing', 'api'],
+      ...(workerCount > 0 ? [['content-publishing', 'worker'] as const] : []),
+    ],
+    sealing: 'interval',
+    blockTimeMs: options.blockTimeMs ?? 500,
+    finalityLag: options.finalityLag ?? 2,
+    genesis: options.genesis ?? {},
+    redis: options.redis,
+    redisServer: { appendOnly: 'everysec' },
+    env: { CACHE_KEY_PREFIX: 'pipeline' },
+    roleEnv: {
+      api: options.apiEnv ?? {},
+      worker: {
+        BATCH_INTERVAL_SECONDS: '1',
+        READINESS_INTERVAL_MS: '250',
+        // Webhook receivers of the tests listen on this machine's loopback interface.
+        OUTBOUND_ALLOWED_DESTINATIONS: LOOPBACK_DESTINATIONS,
+        ...options.workerEnv,
+      },
+    },
+    roleOptions: {
+      api: options.apiLogs ? { output: options.apiLogs } : {},
+      worker: options.workerLogs ? { output: options.workerLogs } : {},
+    },
+  });
+  const { chain: devchain, redis, cluster, sentinel } = gateway.backing;
+  const kubo = gateway.backing.kubo!;
+  const api = gateway.components['content-publishing-api']!;
+  const workers = workerCount > 0 ? [gateway.components['content-publishing-worker']!] : [];
   const startWorker = async (env: Record<string, string> = {}) => {
-    const worker = await spawnWorker(
-      { ...workerEnv, ...env },
-      options.workerLogs ? { output: options.workerLogs } : {},
-    );
+    const worker = await gateway.start('content-publishing', 'worker', env);
     workers.push(worker);
-    await waitUntil(async () => (await fetch(`${worker.url}/readyz`)).status === 200, 60_000, 'worker ready');
     return worker;
   };
-  for (let index = 0; index < (options.workers ?? 1); index++) await startWorker();
+  for (let index = 1; index < workerCount; index++) await startWorker();
+  const chain = await connectChain({ url: devchain.url });
 
   const request = async (referenceId: string) => {
-    const answer = await call(api.url, 'GET', `/v1/requests/${referenceId}`);
+    const answer = await callJson(api.url, 'GET', `/v1/requests/${referenceId}`);
     return answer.status === 200 ? (answer.body as RequestRecord) : undefined;
   };
-  const apis: ApiProcess[] = [];
   return {
     devchain,
     redis,
     cluster,
     sentinel,
-    startApi: async (env) => {
-      const extra = await spawnApi({ ...common, ...env });
-      apis.push(extra);
-      await waitUntil(async () => (await fetch(`${extra.url}/readyz`)).status === 200, 60_000, 'api ready');
-      return extra;
-    },
+    startApi: (env) => gateway.start('content-publishing', 'api', env),
     kubo,
     api,
     workers,
@@ -164,11 +146,8 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
       return referenceIds.map((id) => records.get(id) as RequestRecord);
     },
     stop: async () => {
-      await Promise.all(workers.map((worker) => worker.stop()));
-      await Promise.all([api, ...apis].map((one) => one.stop()));
       await chain.close();
-      await Promise.all([devchain.stop(), backing.stop(), kubo.stop()]);
-      rmSync(folder, { recursive: true, force: true });
+      await gateway.stop();
     },
   };
 }

@@ -117,29 +117,6 @@ export async function startApiStack(
   return stack;
 }
 
-/** Sends JSON and returns the status and parsed body (undefined when there is none). */
-export async function call(url: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-  });
-  return answerOf(response);
-}
-
-/** An HTTP answer with its JSON body parsed. */
-export interface Answer {
-  status: number;
-  // Tests read answers field by field, each checked by an expectation.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-  headers: Headers;
-}
-
-export async function answerOf(response: Response): Promise<Answer> {
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-}
-
 type OpenApiOperations = Record<string, Record<string, { responses?: Record<string, unknown> }>>;
 
 /** Fails unless the api's OpenAPI document lists `status` among the answers of the operation. */

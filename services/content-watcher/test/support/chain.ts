@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connectChain, loadProviderKey, type ChainApi, type ChainConnection } from '@frequency-gateway/chain';
-import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
-import { startKubo, startRedisServer, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
+import type { DevchainProcess } from '@frequency-gateway/devchain';
+import type { LocalKubo, LocalRedis } from '@frequency-gateway/devstack';
+import { startGatewayBacking } from '@frequency-gateway/devstack/gateway';
 import {
   INTENT_OF_ANNOUNCEMENT,
   parseParquetModel,
@@ -33,24 +31,16 @@ export interface WatchedChain {
 }
 
 export async function startWatchedChain(): Promise<WatchedChain> {
-  const folder = mkdtempSync(join(tmpdir(), 'watched-'));
-  const genesisFile = join(folder, 'genesis.json');
-  writeFileSync(genesisFile, '{}');
-  const [devchain, redis, kubo] = await Promise.all([
-    spawnDevchain({ sealing: 'interval', blockTimeMs: 500, finalityLag: 2, genesisFile }),
-    startRedisServer(),
-    startKubo(),
-  ]);
-  const chain = await connectChain({ url: devchain.url });
+  const backing = await startGatewayBacking({ sealing: 'interval', blockTimeMs: 500, finalityLag: 2, genesis: {} });
+  const chain = await connectChain({ url: backing.chain.url });
   return {
-    devchain,
-    redis,
-    kubo,
+    devchain: backing.chain,
+    redis: backing.redis,
+    kubo: backing.kubo!,
     chain,
     stop: async () => {
       await chain.close();
-      await Promise.all([devchain.stop(), redis.stop(), kubo.stop()]);
-      rmSync(folder, { recursive: true, force: true });
+      await backing.stop();
     },
   };
 }

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain';
+import { startKubo, type LocalKubo } from '../kubo.js';
+import { startRedisBacking, type LocalRedisBacking, type RedisBackingMode } from '../redisBacking.js';
+import type { RedisServerOptions } from '../redisServer.js';
+
+/** What the gateway's components run on, each a local process of its own: the devchain, Redis and Kubo. */
+export interface GatewayBacking extends Omit<LocalRedisBacking, 'env' | 'stop'> {
+  chain: DevchainProcess;
+  /** Kubo, unless `kubo: false`. */
+  kubo: LocalKubo | undefined;
+  /**
+   * What every component is given to reach them: the Redis variables, FREQUENCY_API_WS_URL, IPFS_ENDPOINT and
+   * IPFS_GATEWAY_URL (with Kubo), and the devchain's provider (//Alice controls MSA 1).
+   */
+  env: Record<string, string>;
+  /** Stops what was started; a test may have stopped some of it already. */
+  stop(): Promise<void>;
+}
+
+export interface GatewayBackingOptions {
+  /** The devchain's sealing: instant by default. */
+  sealing?: 'instant' | 'interval';
+  /** With interval sealing: the block time (the devchain's default otherwise) and how far finality trails. */
+  blockTimeMs?: number;
+  finalityLag?: number;
+  /** Extra genesis (users and delegations), as the devchain's --genesis file takes it. */
+  genesis?: object;
+  /** A single redis-server (the default), a Redis Cluster, or a primary with replicas and Sentinels. */
+  redis?: RedisBackingMode;
+  /** A single server's own settings, e.g. an append-only file (as the chart and the e2e Redis container run it). */
+  redisServer?: RedisServerOptions;
+  /** Kubo for IPFS (the default); false when the components keep content otherwise (IPFS_EMBEDDED_DIR). */
+  kubo?: boolean;
+}
+
+/**
+ * Starts the devchain (as a process), Redis and Kubo together, on ports nothing else uses. Whatever fails on the
+ * way, what was started is stopped again.
+ */
+export async function startGatewayBacking(options: GatewayBackingOptions = {}): Promise<GatewayBacking> {
+  const folder = options.genesis ? mkdtempSync(join(tmpdir(), 'gateway-backing-')) : undefined;
+  const genesisFile = folder && join(folder, 'genesis.json');
+  if (genesisFile) writeFileSync(genesisFile, JSON.stringify(options.genesis));
+  const results = await Promise.allSettled([
+    spawnDevchain({
+      sealing: options.sealing ?? 'instant',
+      finalityLag: options.finalityLag ?? 0,
+      ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+      ...(genesisFile ? { genesisFile } : {}),
+    }),
+    startRedisBacking(options.redis, options.redisServer),
+    options.kubo === false ? Promise.resolve(undefined) : startKubo(),
+  ] as const);
+  const [chain, redis, kubo] = results.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [
+    DevchainProcess | undefined,
+    LocalRedisBacking | undefined,
+    LocalKubo | undefined,
+  ];
+  const stop = async () => {
+    await Promise.allSettled([chain?.stop(), redis?.stop(), kubo?.stop()]);
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  };
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    await stop();
+    throw failed.reason;
+  }
+  return {
+    chain: chain!,
+    redis: redis!.redis,
+    cluster: redis!.cluster,
+    sentinel: redis!.sentinel,
+    kubo,
+    env: {
+      ...redis!.env,
+      FREQUENCY_API_WS_URL: chain!.url,
+      ...(kubo ? { IPFS_ENDPOINT: kubo.apiUrl, IPFS_GATEWAY_URL: `${kubo.gatewayUrl}/ipfs/[CID]` } : {}),
+      PROVIDER_ID: '1',
+      PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
+    },
+    stop,
+  };
+}

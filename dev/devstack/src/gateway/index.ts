@@ -1,0 +1,3 @@
+export * from './backing.js';
+export * from './components.js';
+export * from './localGateway.js';
