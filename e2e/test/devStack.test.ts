@@ -87,7 +87,8 @@ describe('make dev', () => {
       createInterface({ input: runner.stdout! }).on('line', (line) => {
         output.push(line);
         if (line.includes('The gateway is up')) resolve();
-        if (line.includes('not ready after')) reject(new Error(line));
+        // "not ready after N s: …; still waiting" is a progress line on a loaded machine; "not ready: …" is the end.
+        if (line.includes('not ready:')) reject(new Error(line));
       });
       void exited.then((code) => reject(new Error(`dev runner exited (${code}): ${output.slice(-10).join('\n')}`)));
     });
