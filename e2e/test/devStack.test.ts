@@ -141,5 +141,5 @@ describe('make dev', () => {
     expect(await exited).toBe(0);
     expect(output.join('\n')).toContain('stopped.');
     for (const { port } of Object.values(COMPONENTS)) expect(await portIsFree(port + offset)).toBe(true);
-  }, 120_000);
+  }, 300_000);
 });
