@@ -134,6 +134,7 @@ async function startPipeline(
     records,
     publisher: publishQueue,
     batchRows: metrics.batchRows,
+    logger,
   });
   const packer = new Packer(chain.submitter, {
     windowMs: config.PUBLISH_WINDOW_MS,
@@ -170,6 +171,7 @@ async function startPipeline(
   );
   const batching = queues.worker<CloseBatchJob, unknown>(BATCH_QUEUE, (job, context) => writer.process(job, context), {
     concurrency: 4,
+    lastAttemptFailed: (job, error) => writer.failed(job, error),
   });
   const publishing = queues.worker<PublishJobs[PublishJobName], unknown>(
     PUBLISH_QUEUE,
