@@ -123,6 +123,7 @@ async function startPipeline(
   const announcer = new Announcer({
     builder: new ContentBuilder(config.IPFS_GATEWAY_URL),
     directory,
+    store,
     batches,
     records,
     logger,
