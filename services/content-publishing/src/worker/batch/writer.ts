@@ -79,7 +79,7 @@ export class BatchWriter {
   /**
    * The batch job failed its last attempt: the batch's requests fail with its error, each with its webhook, unless
    * its file was stored (then it is handed on). They are not put into a new batch: what is one request's fault
-   * failed that request alone before (see the class), so what failed every attempt, about 17 minutes of them, is
+   * failed that request alone before (see the class), so what failed every attempt (ten, over some 8 minutes) is
    * not theirs — the schema gone from the chain, the store unreachable or storing documents under other CIDs —
    * and would meet a new batch just the same; re-queued, the requests could go round for ever, `processing` with
    * no webhook, which is the stranding this prevents. Failed, each may be posted again (a failed request starts
