@@ -84,6 +84,46 @@ describe('the batch book: joining, withdrawing and closing', () => {
     expect(await book.close(full, schemaId)).toBeUndefined();
   });
 
+  it('a closed batch is published or failed, never both: whichever of writing and abandoning comes first decides', async () => {
+    const joinedBatch = async (referenceId: string) => {
+      const joined = await book.join(schemaId, accepted(referenceId), announcement(referenceId));
+      return joined.outcome === 'joined' ? joined.batchId : '';
+    };
+    const file = { cid: 'bafkreifile', size: 321 };
+    // Written first: the batch goes on to be published, its job's failure abandons nothing.
+    const written = await joinedBatch('d1');
+    await book.close(written, schemaId);
+    expect(await book.written(written, file)).toBe(true);
+    expect(await book.abandon(written)).toBe('written');
+    expect(await book.close(written, schemaId)).toMatchObject({ file, rows: [['d1', expect.anything()]] });
+    await book.clear(written);
+    expect(await book.abandon(written)).toBe('gone');
+
+    // Abandoned first (its requests fail): a file written afterwards is not noted, so it is not handed on.
+    schemaId += 1;
+    const abandoned = await joinedBatch('d2');
+    await book.close(abandoned, schemaId);
+    expect(await book.abandon(abandoned)).toBe('abandoned');
+    expect(await book.written(abandoned, file)).toBe(false);
+    expect(await book.close(abandoned, schemaId)).toMatchObject({ abandoned: true });
+    expect((await book.close(abandoned, schemaId))?.file).toBeUndefined();
+    await book.clear(abandoned);
+    // A batch cleared before is not brought back by a late note.
+    expect(await book.written(abandoned, file)).toBe(false);
+    expect(await redis.exists(`book:batch:${abandoned}`)).toBe(0);
+  });
+
+  it('takes failed requests out of a closed batch, with their documents', async () => {
+    const first = await book.join(schemaId, accepted('r1'), { ...announcement('r1'), document: 'doc 1' });
+    await book.join(schemaId, accepted('r2'), { ...announcement('r2'), document: 'doc 2' });
+    const batchId = first.outcome === 'joined' ? first.batchId : '';
+    await book.close(batchId, schemaId);
+    await book.remove(batchId, ['r1']);
+    const closed = await book.close(batchId, schemaId);
+    expect(closed?.rows.map(([referenceId]) => referenceId)).toEqual(['r2']);
+    expect([...closed!.documents]).toEqual([['r2', 'doc 2']]);
+  });
+
   it('keeps a membership as long as the request record, within its bounds (the soak counts on it)', async () => {
     const days = (n: number) => n * 24 * 3600;
     expect([600, 3600, days(30)].map(batchMembershipSeconds)).toEqual([600, 3600, days(7)]);

@@ -417,6 +417,49 @@ describe('content routes', () => {
     expect(messages).toEqual([expect.stringMatching(expected)]);
   });
 
+  // MSA ids are u64 on chain, but the announcement's batch file stores the user as a signed 64-bit integer: an id
+  // of 2^63 or more was accepted, failed the batch file, and left every request of its batch processing for ever.
+  it.each([
+    ['a broadcast', 'POST', 'broadcast', { content: { content: 'edge', published: PUBLISHED } }],
+    ['a reaction', 'POST', 'reaction', { emoji: '👍', apply: 1, inReplyTo: URI }],
+  ])(
+    'refuses %s from an msaId the announcement file cannot hold; 2^63 − 1 is accepted',
+    async (_name, method, route, body) => {
+      const rule =
+        'params.msaId: must be at most 9223372036854775807 (the announcement file stores it as a signed 64-bit integer)';
+      for (const msaId of [2n ** 63n, 2n ** 64n - 1n]) {
+        const answer = await post(method, `/v1/content/${msaId}/${route}`, body);
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: [rule] });
+      }
+      const largest = await post(method, `/v1/content/${2n ** 63n - 1n}/${route}`, body);
+      expect(largest.status).toBe(202);
+      expect((await jobOf(largest.body.referenceId)).data).toMatchObject({ msaId: '9223372036854775807' });
+    },
+  );
+
+  it('documents the largest msaId of every content route', async () => {
+    const doc = (await post('GET', '/docs/swagger.json')).body as {
+      paths: Record<string, Record<string, { parameters?: { name: string; schema: { description?: string } }[] }>>;
+    };
+    const routes = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      path.startsWith('/v1/content/{msaId}') ||
+      path.startsWith('/v2/content/{msaId}/tombstones') ||
+      path === '/v1/profile/{msaId}'
+        ? Object.entries(operations).map(([method, operation]) => ({
+            route: `${method} ${path}`,
+            description: operation.parameters?.find((parameter) => parameter.name === 'msaId')?.schema.description,
+          }))
+        : [],
+    );
+    expect(routes).toHaveLength(7);
+    for (const { route, description } of routes)
+      expect({ route, description }).toEqual({
+        route,
+        description: expect.stringContaining('1 to 9223372036854775807'),
+      });
+  });
+
   it('reports every bad field of one body at once', async () => {
     const messages = await problems('POST', '/v1/content/2/reaction', { emoji: 'x', apply: -1, inReplyTo: 'y' });
     expect(messages.map((message) => message.split(':')[0])).toEqual(['body.emoji', 'body.apply', 'body.inReplyTo']);

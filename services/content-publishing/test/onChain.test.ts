@@ -153,6 +153,16 @@ describe('on-chain content', () => {
     ],
     ['msaId 0', { schemaId: ON_CHAIN, msaId: 0, payload: '0x01', published: PUBLISHED }, /^body\.msaId: /],
     ['msaId 1.5', { schemaId: ON_CHAIN, msaId: 1.5, payload: '0x01', published: PUBLISHED }, /^body\.msaId: /],
+    [
+      'an msaId beyond what a JSON number holds exactly',
+      { schemaId: ON_CHAIN, msaId: 2 ** 53, payload: '0x01', published: PUBLISHED },
+      /^body\.msaId: must be a positive integer, at most 9007199254740991 as a JSON number \(send larger ids as text\)$/,
+    ],
+    [
+      'an msaId beyond u64',
+      { schemaId: ON_CHAIN, msaId: '18446744073709551616', payload: '0x01', published: PUBLISHED },
+      /^body\.msaId: must be below 2\^64$/,
+    ],
   ])('400 for %s', async (_name, body, expected) => {
     const answer = await post(body);
     expect(answer.status).toBe(400);

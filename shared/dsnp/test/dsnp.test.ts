@@ -13,9 +13,13 @@ import {
   isDsnpContentHash,
   isDsnpContentUri,
   isDsnpUserUri,
+  MAX_ANNOUNCED_USER_ID,
   parseDsnpContentUri,
   readBatch,
+  rowProblems,
   writeBatch,
+  writeBatchRows,
+  type ParquetModel,
 } from '../src/index.js';
 
 const hashOf = (text: string) => base32.encode(createDigest(0x12, createHash('sha256').update(text).digest()).bytes);
@@ -190,5 +194,90 @@ describe('Parquet batch files', () => {
     const first = (await cursor.next()) as { contentHash: string };
     expect(first.contentHash).toBe(rows[0]!.contentHash);
     await reader.close();
+  });
+
+  /** Every DSNP announcement model of @dsnp/schemas the batches use (the profile's, in genesis only, is broadcast's). */
+  const announcementModels = async (): Promise<[string, ParquetModel][]> => {
+    const { AnnouncementType: Type, descriptorForAnnouncementType } = await import('@dsnp/schemas');
+    return (['Tombstone', 'Broadcast', 'Reply', 'Reaction', 'Update'] as const).map((name) => [
+      name,
+      descriptorForAnnouncementType(Type[name]).parquetSchema as ParquetModel,
+    ]);
+  };
+  /** A row that fits the model, with `fromId` as given. */
+  const rowIn = (model: ParquetModel, fromId: bigint): Record<string, unknown> =>
+    Object.fromEntries(
+      model.map((column) => [
+        column.name,
+        column.name === 'fromId' ? fromId : typeof column.column_type === 'object' ? 1 : `${column.name} text`,
+      ]),
+    );
+
+  it('holds user ids up to 2^63 − 1 in every announcement model, and names the rule for 2^63 and above', async () => {
+    expect(MAX_ANNOUNCED_USER_ID).toBe(2n ** 63n - 1n);
+    for (const [name, model] of await announcementModels()) {
+      const largest = rowIn(model, 2n ** 63n - 1n);
+      expect({ name, problems: rowProblems(model, largest) }).toEqual({ name, problems: [] });
+      expect((await readBatch(await writeBatch(model, [largest])))[0]).toMatchObject({ fromId: 2n ** 63n - 1n });
+      for (const fromId of [2n ** 63n, 2n ** 64n - 1n]) {
+        expect({ name, problems: rowProblems(model, rowIn(model, fromId)) }).toEqual({
+          name,
+          problems: [
+            `fromId: ${fromId} is out of range: must be from 0 to 9223372036854775807 (the file stores it as a signed 64-bit integer)`,
+          ],
+        });
+        // The check is no stricter than the writer: the file cannot hold the row.
+        await expect(writeBatch(model, [rowIn(model, fromId)])).rejects.toThrow(/out of range/);
+      }
+    }
+  });
+
+  it('names every problem of a row by its column', async () => {
+    const reaction = new Map(await announcementModels()).get('Reaction')!;
+    const good = { announcementType: AnnouncementType.Reaction, fromId: 7n, emoji: '👍', apply: 255, inReplyTo: 'x' };
+    expect(rowProblems(reaction, good)).toEqual([]);
+    expect(rowProblems(reaction, { ...good, apply: 256, emoji: 5, fromId: 'seven', inReplyTo: undefined })).toEqual([
+      'emoji: 5 is not text',
+      'apply: 256 is out of range: must be from 0 to 255 (the file stores it as an unsigned 8-bit integer)',
+      'fromId: seven is not an integer',
+      'inReplyTo: is missing',
+    ]);
+    expect(rowProblems(reaction, { ...good, apply: 1.5 })).toEqual(['apply: 1.5 is not an integer']);
+  });
+
+  it('writes the rows that fit and leaves out each other one with its reason', async () => {
+    const broadcast = new Map(await announcementModels()).get('Broadcast')!;
+    const rows = [
+      rowIn(broadcast, 1n),
+      rowIn(broadcast, 2n ** 63n),
+      { ...rowIn(broadcast, 3n), url: 4 },
+      rowIn(broadcast, 5n),
+    ];
+    const { file, refused } = await writeBatchRows(broadcast, rows);
+    expect(await readBatch(file!)).toEqual([rows[0], rows[3]]);
+    expect([...refused]).toEqual([
+      [1, expect.stringMatching(/^fromId: 9223372036854775808 is out of range/)],
+      [2, 'url: 4 is not text'],
+    ]);
+    expect(await writeBatchRows(broadcast, [rows[1]!])).toEqual({
+      file: undefined,
+      refused: new Map([[0, expect.any(String)]]),
+    });
+  });
+
+  it("finds a row the writer refuses that the checks do not foresee, and throws a failure that is no row's", async () => {
+    // INT64 (a plain Parquet type): not one the checks read, so only the writer refuses text in it.
+    const model = [
+      { name: 'id', column_type: 'INT64', compression: 'GZIP', bloom_filter: false },
+    ] as unknown as ParquetModel;
+    expect(rowProblems(model, { id: 'x' })).toEqual([]);
+    const { file, refused } = await writeBatchRows(model, [{ id: 1n }, { id: 'x' }, { id: 3n }]);
+    expect(await readBatch(file!)).toEqual([{ id: 1n }, { id: 3n }]);
+    expect([...refused]).toEqual([[1, 'invalid value for INT64: x']]);
+    // A model the writer cannot take refuses every row alike: that is thrown, not blamed on the rows.
+    const unsupported = [
+      { name: 'id', column_type: 'UUID', compression: 'GZIP', bloom_filter: false },
+    ] as unknown as ParquetModel;
+    await expect(writeBatchRows(unsupported, [{ id: 'a' }, { id: 'b' }])).rejects.toThrow(/Unsupported DSNP schema/);
   });
 });

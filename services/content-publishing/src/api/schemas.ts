@@ -1,5 +1,5 @@
 import { msaIdText } from '@frequency-gateway/chain';
-import { isDsnpContentHash, isDsnpContentUri, isDsnpUserUri } from '@frequency-gateway/dsnp';
+import { isDsnpContentHash, isDsnpContentUri, isDsnpUserUri, MAX_ANNOUNCED_USER_ID } from '@frequency-gateway/dsnp';
 import { isCidV1 } from '@frequency-gateway/storage';
 import { z } from 'zod';
 import type { ContentBodies, ContentKind } from '../jobs/document.js';
@@ -81,8 +81,19 @@ const integer = (min: number, max: number, what: string) =>
       .max(max, `must be ${what}`),
   );
 
+/**
+ * The user a DSNP announcement is from. MSA ids are u64 on chain, but the announcement's batch file stores the id
+ * (`fromId`) as a signed 64-bit integer: a larger one would fail the file, so it is refused here.
+ */
+const ANNOUNCED_USER_RULE = `must be at most ${MAX_ANNOUNCED_USER_ID} (the announcement file stores it as a signed 64-bit integer)`;
+
 export const msaIdParam = z.object({
-  msaId: msaIdText().meta({ description: 'MSA id of the user the content is from', example: '2' }),
+  msaId: msaIdText()
+    .refine((msaId) => msaId <= MAX_ANNOUNCED_USER_ID, ANNOUNCED_USER_RULE)
+    .meta({
+      description: `MSA id of the user the content is from: 1 to ${MAX_ANNOUNCED_USER_ID} (the announcement file stores it as a signed 64-bit integer)`,
+      example: '2',
+    }),
 });
 
 export const schemaId = () =>
@@ -284,14 +295,26 @@ export const OnChainContentDto = z
   .superRefine(eitherSchemaOrIntent)
   .meta({ id: 'OnChainContentDto' });
 
+/** A JSON number loses digits past 2^53 − 1: larger MSA ids (up to 2^64 − 1) must come as text. */
+const ONCHAIN_NUMBER_RULE = `must be a positive integer, at most ${Number.MAX_SAFE_INTEGER} as a JSON number (send larger ids as text)`;
+
+/** An MSA id as text (u64) or as a JSON number; a refusal names the rule of the form the client sent. */
+const onChainMsaId = () =>
+  z.union([msaIdText(), z.number().int(ONCHAIN_NUMBER_RULE).positive(ONCHAIN_NUMBER_RULE).transform(BigInt)], {
+    // A union says only "Invalid input"; each form's own problem is among its issue's errors (text first).
+    error: (issue) => {
+      const errors = (issue as unknown as { errors?: { message: string }[][] }).errors;
+      const form = typeof issue.input === 'string' ? 0 : typeof issue.input === 'number' ? 1 : undefined;
+      return (
+        (form === undefined ? undefined : errors?.[form]?.[0]?.message) ?? 'must be an MSA id, as text or a number'
+      );
+    },
+  });
+
 export const OnChainContentDtoV2 = z
   .object({
     ...onChainFields,
-    msaId: z
-      .union([
-        msaIdText(),
-        z.number().int('must be a positive integer').positive('must be a positive integer').transform(BigInt),
-      ])
+    msaId: onChainMsaId()
       .optional()
       .meta({ description: 'The user the content is published for; without it the provider publishes as itself' }),
   })

@@ -123,6 +123,7 @@ async function startPipeline(
   const announcer = new Announcer({
     builder: new ContentBuilder(config.IPFS_GATEWAY_URL),
     directory,
+    store,
     batches,
     records,
     logger,
@@ -134,6 +135,7 @@ async function startPipeline(
     records,
     publisher: publishQueue,
     batchRows: metrics.batchRows,
+    logger,
   });
   const packer = new Packer(chain.submitter, {
     windowMs: config.PUBLISH_WINDOW_MS,
@@ -170,6 +172,7 @@ async function startPipeline(
   );
   const batching = queues.worker<CloseBatchJob, unknown>(BATCH_QUEUE, (job, context) => writer.process(job, context), {
     concurrency: 4,
+    lastAttemptFailed: (job, error) => writer.failed(job, error),
   });
   const publishing = queues.worker<PublishJobs[PublishJobName], unknown>(
     PUBLISH_QUEUE,

@@ -18,14 +18,20 @@ function withStanding(name: string, numberOfKeys: number): RedisScript {
 const JOIN = withStanding('join', 2);
 const WITHDRAW = withStanding('withdraw', 1);
 const CLOSE = RedisScript.fromFile(scriptFile('close'), 2);
+const WRITTEN = RedisScript.fromFile(scriptFile('written'), 1);
+const ABANDON = RedisScript.fromFile(scriptFile('abandon'), 1);
 
 export interface ClosedBatch {
   batchId: string;
   schemaId: number;
   /** Rows by referenceId, ordered by referenceId (the same file whoever writes it). */
   rows: [string, AnnouncementRow][];
-  /** The ActivityStreams documents the rows point at, in the same order. */
-  documents: string[];
+  /** The ActivityStreams documents the rows point at, by referenceId, in the same order. */
+  documents: Map<string, string>;
+  /** The batch file, once it is stored (see `written`): what is left is handing it to the publish stage. */
+  file?: { cid: string; size: number };
+  /** Its job failed for good and its requests with it (see `abandon`): nothing is left to do. */
+  abandoned?: true;
   /** The trace contexts of the rows' requests (those traced), for the batch's span to link to. */
   traces: TraceCarrier[];
 }
@@ -41,7 +47,8 @@ export interface OpenBatch {
  * Open batches of announcements in Redis, one per schema. Joining, withdrawing and closing are atomic scripts
  * (join.lua, withdraw.lua, close.lua), so with any number of workers a row joins exactly one batch, an
  * acceptance of a request joins at most once (its membership outlives the batch) and never once withdrawn, and
- * a batch closes once: at its maximum row count, or when its interval is up, whichever is first.
+ * a batch closes once: at its maximum row count, or when its interval is up, whichever is first. Once closed, a
+ * batch is either published or failed, never both: written.lua and abandon.lua make that one decision.
  */
 export class BatchBook {
   private readonly prefix: string;
@@ -114,10 +121,11 @@ export class BatchBook {
     const key = this.batchKey(batchId);
     const present = (await CLOSE.run(this.redis, [key, this.openKey(schemaId)], [batchId])) as number;
     if (present === 0) return undefined;
-    const [stored, documents, traces] = await Promise.all([
+    const [stored, documents, traces, [cid, size, state]] = await Promise.all([
       this.redis.hgetall(`${key}:rows`),
       this.redis.hgetall(`${key}:documents`),
       this.redis.hgetall(`${key}:traces`),
+      this.redis.hmget(key, 'fileCid', 'fileSize', 'state'),
     ]);
     const rows = Object.entries(stored)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -126,9 +134,44 @@ export class BatchBook {
       batchId,
       schemaId,
       rows,
-      documents: rows.flatMap(([referenceId]) => documents[referenceId] ?? []),
+      documents: new Map(
+        rows.flatMap(([referenceId]): [string, string][] => {
+          const document = documents[referenceId];
+          return document === undefined ? [] : [[referenceId, document]];
+        }),
+      ),
       traces: rows.flatMap(([referenceId]) => traceCarrierOf(traces[referenceId])),
+      ...(cid && size ? { file: { cid, size: Number(size) } } : {}),
+      ...(state === 'abandoned' ? { abandoned: true as const } : {}),
     };
+  }
+
+  /**
+   * Takes requests' rows out of a closed batch (their requests failed on their own): the file is written
+   * without them, and a retried job does not meet them again.
+   */
+  async remove(batchId: string, referenceIds: string[]): Promise<void> {
+    if (referenceIds.length === 0) return;
+    const key = this.batchKey(batchId);
+    await this.redis
+      .multi()
+      .hdel(`${key}:rows`, ...referenceIds)
+      .hdel(`${key}:documents`, ...referenceIds)
+      .hdel(`${key}:traces`, ...referenceIds)
+      .exec();
+  }
+
+  /**
+   * Notes that the batch's file is stored: from now on its rows are published, never failed with the batch
+   * (written.lua). False when the batch is gone or was abandoned: the file must not be handed on.
+   */
+  async written(batchId: string, file: { cid: string; size: number }): Promise<boolean> {
+    return (await WRITTEN.run(this.redis, [this.batchKey(batchId)], [file.cid, file.size])) === 1;
+  }
+
+  /** The batch's job failed for good: abandons the batch unless its file is stored (abandon.lua). */
+  async abandon(batchId: string): Promise<'gone' | 'written' | 'abandoned'> {
+    return (await ABANDON.run(this.redis, [this.batchKey(batchId)])) as 'gone' | 'written' | 'abandoned';
   }
 
   /** Forgets a written batch (the memberships stay, so a late retry of a request does not publish it twice). */
