@@ -1,5 +1,5 @@
 import { ChainQueries } from '@frequency-gateway/chain';
-import { startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
+import { callJson, jsonAnswerOf, startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
 import { AnnouncementType } from '@frequency-gateway/dsnp';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { Queue } from 'bullmq';
@@ -10,7 +10,7 @@ import { contentRequests } from '../src/requests.js';
 import { BatchBook } from '../src/worker/batch/book.js';
 import { olderApi, type OlderApi } from './support/olderApi.js';
 import { batchRows, messagesOf, startPipeline, type PipelineStack, type RequestRecord } from './support/pipeline.js';
-import { answerOf, call, form, png } from './support/stack.js';
+import { form, png } from './support/stack.js';
 
 const PUBLISHED = '2026-11-21T10:00:00.000Z';
 const KEYSPACE = '{pipeline}';
@@ -60,7 +60,7 @@ describe('isolation of requests: one that cannot be published fails alone, with 
 
   /** An uploaded picture that Kubo then lost (unpinned and collected): the api still knows it as uploaded. */
   async function lostPicture(): Promise<string> {
-    const upload = await answerOf(
+    const upload = await jsonAnswerOf(
       await fetch(`${stack.api.url}/v2/asset/upload`, {
         method: 'POST',
         body: form([{ name: 'lost.png', type: 'image/png', bytes: png(3000, 41) }]),
@@ -123,7 +123,7 @@ describe('isolation of requests: one that cannot be published fails alone, with 
     const target = `dsnp://2/${dsnpHash(new TextEncoder().encode('earlier'))}`;
     const note = (content: string, extra: object = {}) => ({ content: { content, published: PUBLISHED, ...extra } });
     const post = async (path: string, body: unknown, method = 'POST') => {
-      const answer = await call(stack.api.url, method, path, body);
+      const answer = await callJson(stack.api.url, method, path, body);
       expect({ path, status: answer.status }).toEqual({ path, status: 202 });
       return (answer.body?.referenceId ?? answer.headers.get('location')?.split('/').pop()) as string;
     };
