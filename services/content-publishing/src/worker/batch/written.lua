@@ -8,7 +8,9 @@
 -- ARGV[2] the file's length in bytes
 -- Returns 1 when noted, 0 when the batch is gone or abandoned.
 local batch = KEYS[1]
+local fileCid = ARGV[1]
+local fileSize = ARGV[2]
 local state = redis.call('HGET', batch, 'state')
 if not state or state == 'abandoned' then return 0 end
-redis.call('HSET', batch, 'fileCid', ARGV[1], 'fileSize', ARGV[2])
+redis.call('HSET', batch, 'fileCid', fileCid, 'fileSize', fileSize)
 return 1
