@@ -184,7 +184,7 @@ describe('the batch writer: a bad request fails alone, a failed batch strands no
   }
 
   const close = (batchId: string, schemaId: number) => ({ data: { batchId, schemaId } }) as Job<CloseBatchJob>;
-  const context = { log: logger, token: undefined };
+  const context = { log: logger, token: undefined, run: 'batch-writer-test' };
   const stateOf = async (referenceId: string) => status().get(referenceId);
   const webhookOf = async (referenceId: string, outcome: string) => {
     const job = await webhookQueue.getJob(`${referenceId}.${outcome}`);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, Worker, type AdvancedOptions, type Job, type JobsOptions } from 'bullmq';
 import type { RedisClient } from '../redis/connection.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -24,6 +25,8 @@ export interface JobContext {
   log: Logger;
   /** The worker's lock token for the job (for `job.moveToDelayed(timestamp, token)`). */
   token: string | undefined;
+  /** This run's own id, new for every run of the job: the fencing token of the run's claims (RunClaim). */
+  run: string;
 }
 
 export type JobProcessor<T, R> = (job: Job<T, R>, context: JobContext) => Promise<R>;
@@ -50,8 +53,9 @@ export interface WorkerOptions<T = unknown, R = unknown> {
   /**
    * Called when a job fails its last attempt (the processor threw, not DelayedError), before BullMQ marks it
    * failed: where a service ends the request the job stood for. An error it throws is logged; the job fails.
+   * `context` is the failed run's (its `run` fences what it ends).
    */
-  lastAttemptFailed?: (job: Job<T, R>, error: unknown) => Promise<void>;
+  lastAttemptFailed?: (job: Job<T, R>, error: unknown, context: JobContext) => Promise<void>;
   /** BullMQ worker settings, e.g. a custom `backoffStrategy` for jobs with `backoff: {type: <custom>}`. */
   settings?: AdvancedOptions;
   /**
@@ -220,6 +224,7 @@ export class JobQueues {
     options: WorkerOptions<T, R>,
   ): Promise<R> {
     const log = this.options.logger.child({ queue: name, jobId: job.id });
+    const context: JobContext = { log, token, run: randomUUID() };
     const started = process.hrtime.bigint();
     const observe = (outcome: 'completed' | 'failed' | 'delayed') => {
       this.outcomes.inc({ queue: name, outcome });
@@ -227,7 +232,7 @@ export class JobQueues {
     };
     try {
       const mark = options.confirmWrites === false ? undefined : this.replicatedWrites?.mark();
-      const result = await processor(job, { log, token });
+      const result = await processor(job, context);
       if (mark !== undefined) await this.replicatedWrites!.confirm(mark);
       observe('completed');
       return result;
@@ -241,7 +246,7 @@ export class JobQueues {
       log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'job failed');
       if (options.lastAttemptFailed && isLastAttempt(job))
         await options
-          .lastAttemptFailed(job, error)
+          .lastAttemptFailed(job, error, context)
           .catch((cause: unknown) =>
             log.error({ err: cause }, 'could not end the request of a job that failed its last attempt'),
           );

@@ -1,6 +1,7 @@
 import { duplicateRedis, type RedisClient } from '../redis/connection.js';
 import { ReplicatedWrites, type Durability } from '../redis/durability.js';
 import { RedisScript } from '../redis/script.js';
+import { claimArguments, type RunClaim } from '../queues/runClaims.js';
 
 /** A step of a request's life, as the history lists it. */
 export interface RequestStep {
@@ -53,7 +54,7 @@ export type RequestListener = (record: RequestSnapshot) => void;
 
 // The scripts keep the last 50 steps of a request's history.
 const CREATE = RedisScript.fromFile(new URL('./createRequests.lua', import.meta.url));
-const UPDATE = RedisScript.fromFile(new URL('./updateRequest.lua', import.meta.url), 2);
+const UPDATE = RedisScript.fromFile(new URL('./updateRequest.lua', import.meta.url));
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
@@ -169,17 +170,29 @@ export class RequestStatusStore {
 
   /**
    * Moves a request along and merges the details into its record. Returns false when there is no record,
-   * or when it is already final (a late or repeated step changes nothing).
+   * or when it is already final (a late or repeated step changes nothing), or when the updating run no longer
+   * holds one of `claims` (a later run of its job took over: a stale run's step changes nothing).
    */
-  async update(referenceId: string, state: string, details: Record<string, unknown> = {}): Promise<boolean> {
-    const outcome = (await UPDATE.run(this.redis, this.keys(referenceId), [
-      this.options.ttlSeconds,
-      this.channel(referenceId),
-      new Date().toISOString(),
-      this.finals.length,
-      ...this.finals,
-      ...encodeFields({ ...details, state }),
-    ])) as number;
+  async update(
+    referenceId: string,
+    state: string,
+    details: Record<string, unknown> = {},
+    claims: readonly RunClaim[] = [],
+  ): Promise<boolean> {
+    const claimed = claimArguments(claims);
+    const outcome = (await UPDATE.run(
+      this.redis,
+      [...this.keys(referenceId), ...claimed.keys],
+      [
+        this.options.ttlSeconds,
+        this.channel(referenceId),
+        new Date().toISOString(),
+        this.finals.length,
+        ...this.finals,
+        ...claimed.args,
+        ...encodeFields({ ...details, state }),
+      ],
+    )) as number;
     return outcome === 1;
   }
 

@@ -1,22 +1,31 @@
 -- Moves a request along (RequestStatusStore.update): merges fields into its record, adds a history step when
--- the state changes, and publishes the whole record. A request already in a final state is left alone.
--- KEYS: [1] the record hash, [2] its history list.
+-- the state changes, and publishes the whole record. A request already in a final state is left alone, and so
+-- is one whose job a later run has claimed, when the update is a run's (RunClaim: a stale run ends nothing).
+-- KEYS: [1] the record hash, [2] its history list, [3..] the claims the updating run must hold.
 -- ARGV: [1] ttl (seconds), [2] the event channel, [3] now (ISO 8601), [4] how many final states, then those
---   states (JSON-encoded), then field/JSON-value pairs.
--- Answers 1 when updated, 0 when there is no record, -1 when the record is final.
+--   states (JSON-encoded), then per claim its field ('' for a string key) and token, then field/JSON-value pairs.
+-- Answers 1 when updated, 0 when there is no record, -1 when the record is final, -2 when a claim is lost.
 local record, history = KEYS[1], KEYS[2]
 local ttl, channel = ARGV[1], ARGV[2]
 local at = cjson.encode(ARGV[3])
 local finalCount = tonumber(ARGV[4])
 local firstFinal, lastFinal = 5, 4 + finalCount
+local claimCount = #KEYS - 2
+local firstField = lastFinal + 1 + 2 * claimCount
 local historyLimit = 50
 
+for i = 1, claimCount do
+  local claim, field, token = KEYS[2 + i], ARGV[lastFinal + 2 * i - 1], ARGV[lastFinal + 2 * i]
+  local held
+  if field == '' then held = redis.call('GET', claim) else held = redis.call('HGET', claim, field) end
+  if held ~= token then return -2 end
+end
 local current = redis.call('HGET', record, 'state')
 if not current then return 0 end
 for i = firstFinal, lastFinal do
   if current == ARGV[i] then return -1 end
 end
-for i = lastFinal + 1, #ARGV, 2 do
+for i = firstField, #ARGV, 2 do
   local field, value = ARGV[i], ARGV[i + 1]
   redis.call('HSET', record, field, value)
   if field == 'state' and value ~= current then
