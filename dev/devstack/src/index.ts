@@ -12,3 +12,5 @@ export * from './redisBacking.js';
 export * from './failoverDrill.js';
 export * from './benchmarkResults.js';
 export * from './webhookReceiverProgram.js';
+export * from './holds.js';
+export * from './chainStack.js';

@@ -30,6 +30,7 @@ export {
   type TrackerOptions,
   type ChainEvent,
 } from './tracker.js';
+export { submitRecorded, type Recording, type Submission } from './recordedSubmission.js';
 export {
   ChainQueries,
   type Delegation,

@@ -1,7 +1,7 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Call } from '@polkadot/types/interfaces';
-import { inSpan, SpanKind } from '@frequency-gateway/platform';
+import { inSpan, SpanKind, StaleRunError } from '@frequency-gateway/platform';
 import { alreadyImported, SubmissionError, submissionError } from './transactionErrors.js';
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
@@ -51,26 +51,46 @@ export class CapacitySubmitter {
     if (calls.length > this.maxBatch)
       throw new RangeError(`${calls.length} calls exceed the chain's capacity batch maximum of ${this.maxBatch}`);
     const { frequencyTxPayment } = this.api.tx;
-    const tx =
+    return this.signWith(
       calls.length === 1
         ? frequencyTxPayment.payWithCapacity(calls[0] as Call)
-        : frequencyTxPayment.payWithCapacityBatchAll(calls);
+        : frequencyTxPayment.payWithCapacityBatchAll(calls),
+    );
+  }
+
+  /** Signs with a reserved nonce (or `nonce`) and a mortal era from the finalized head. */
+  private async signWith(tx: SubmittableExtrinsic<'promise'>, nonce?: number): Promise<SignedTransaction> {
     const finalized = await this.api.rpc.chain.getFinalizedHead();
     const header = await this.api.rpc.chain.getHeader(finalized);
     const era = this.api.createType('ExtrinsicEra', {
       current: header.number.toNumber(),
       period: this.options.eraPeriod ?? 64,
     });
-    const nonce = await this.nonces.reserve();
-    await tx.signAsync(this.key.address, { signer: this.key.signer, nonce, era, blockHash: finalized });
+    const used = nonce ?? (await this.nonces.reserve());
+    await tx.signAsync(this.key.address, { signer: this.key.signer, nonce: used, era, blockHash: finalized });
     const mortal = era.asMortalEra;
     return {
       hash: tx.hash.toHex() as `0x${string}`,
-      nonce,
+      nonce: used,
       birth: mortal.birth(header.number.toNumber()),
       death: mortal.death(header.number.toNumber()),
       extrinsic: tx,
     };
+  }
+
+  /**
+   * Uses up a reserved nonce whose transaction was signed and will not be submitted (a stale job run's: a later
+   * run of its job acts instead), with an empty capacity batch that does nothing, so that the provider's later
+   * transactions are not held back behind the gap until the nonce manager refills it. Best effort: a refusal
+   * (the nonce was used meanwhile) leaves it to the refill.
+   */
+  async fill(nonce: number): Promise<void> {
+    try {
+      const filler = await this.signWith(this.api.tx.frequencyTxPayment.payWithCapacityBatchAll([]), nonce);
+      await this.api.rpc.author.submitExtrinsic(filler.extrinsic);
+    } catch {
+      // Left to the nonce manager's gap refill.
+    }
   }
 
   /**
@@ -93,7 +113,13 @@ export class CapacitySubmitter {
     const attempts = this.options.attempts ?? 3;
     for (let attempt = 1; ; attempt++) {
       const transaction = await this.sign(calls);
-      await beforeSubmit?.(transaction);
+      try {
+        await beforeSubmit?.(transaction);
+      } catch (error) {
+        // A stale run: its transaction goes nowhere, and its nonce must not stay a gap.
+        if (error instanceof StaleRunError) await this.fill(transaction.nonce);
+        throw error;
+      }
       try {
         await this.api.rpc.author.submitExtrinsic(transaction.extrinsic);
         return transaction;

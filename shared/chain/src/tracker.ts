@@ -1,11 +1,13 @@
 import type { ApiPromise } from '@polkadot/api';
-import type { ChainableCommander } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import {
+  claimArguments,
   currentTraceCarrier,
   inSpan,
   RedisScript,
   registerScrapedGauges,
+  StaleRunError,
+  type RunClaim,
   type Logger,
   type ReplicatedWrites,
   type RedisClient,
@@ -69,13 +71,30 @@ export interface TrackerOptions {
   logger?: Pick<Logger, 'info' | 'warn'>;
 }
 
-/** A caller's write that goes with a record (see `record`): a key set, or a field of a hash, with a TTL. */
-export interface RecordWrite {
-  key: string;
-  /** The hash field to set; without it the key itself is set. */
-  field?: string;
-  value: string;
-  ttlSeconds: number;
+/**
+ * A caller's write that goes with a record (see `record` and `forget`): a key set, or a field of a hash, with a
+ * TTL; or a key deleted.
+ */
+export type RecordWrite =
+  | {
+      key: string;
+      /** The hash field to set; without it the key itself is set. */
+      field?: string;
+      value: string;
+      ttlSeconds: number;
+    }
+  | { key: string; delete: true };
+
+/** The script arguments of the caller's writes (recordTransaction.lua): op, field, value, TTL each. */
+function writeArguments(writes: readonly RecordWrite[]): { keys: string[]; args: (string | number)[] } {
+  return {
+    keys: writes.map((write) => write.key),
+    args: writes.flatMap((write) =>
+      'delete' in write
+        ? ['del', '', '', 0]
+        : [write.field === undefined ? 'set' : 'hset', write.field ?? '', write.value, write.ttlSeconds],
+    ),
+  };
 }
 
 /**
@@ -255,7 +274,12 @@ export class TransactionTracker {
    * leaves a gap in the provider's nonces that holds back its later transactions until the gap is refilled, or
    * the scan submits the recorded transaction, if its record stayed.
    */
-  async record(transaction: SignedTransaction, jobs: string[], writes: RecordWrite[] = []): Promise<void> {
+  async record(
+    transaction: SignedTransaction,
+    jobs: string[],
+    writes: RecordWrite[] = [],
+    claims: readonly RunClaim[] = [],
+  ): Promise<void> {
     const trace = currentTraceCarrier();
     const record: PendingRecord = {
       birth: transaction.birth,
@@ -268,15 +292,12 @@ export class TransactionTracker {
       ...(trace ? { trace } : {}),
     };
     const { hash } = transaction;
-    const keys = [this.pendingKey, this.jobsKey(hash), this.settledKey(hash)];
-    const args = [hash, JSON.stringify(record), jobs.length, ...jobs];
-    for (const write of writes) {
-      keys.push(write.key);
-      args.push(write.field ?? '', write.value, write.ttlSeconds);
-    }
+    const script = this.scriptArguments('record', hash, JSON.stringify(record), jobs, writes, claims);
     const giveUpAt = Date.now() + (this.options.recordWithinMs ?? 10_000);
     const write = async () => {
-      if ((await RECORD.run(this.redis, keys, args)) === 0) throw new TransactionSettledError(hash);
+      const answer = (await RECORD.run(this.redis, script.keys, script.args)) as number;
+      if (answer === 0) throw new TransactionSettledError(hash);
+      if (answer < 0) throw new StaleRunError(claims[-answer - 1] as RunClaim);
     };
     const replicated = this.options.replicatedWrites;
     // Written once; with `replicatedWrites`, written and confirmed again until a replica confirmed it.
@@ -299,13 +320,30 @@ export class TransactionTracker {
 
   /**
    * Drops the record of a transaction the node refused at submission (it can never be included), with the
-   * caller's own writes in the same MULTI. Never call it when the submission's fate is unknown (a dropped
-   * connection): the scan settles those.
+   * caller's own writes, all or nothing, while the run holds `claims` (else StaleRunError, nothing written).
+   * Never call it when the submission's fate is unknown (a dropped connection): the scan settles those.
    */
-  async forget(txHash: string, also?: (multi: ChainableCommander) => void): Promise<void> {
-    const multi = this.redis.multi().hdel(this.pendingKey, txHash).del(this.jobsKey(txHash));
-    also?.(multi);
-    await multi.exec();
+  async forget(txHash: string, writes: RecordWrite[] = [], claims: readonly RunClaim[] = []): Promise<void> {
+    const script = this.scriptArguments('forget', txHash, '', [], writes, claims);
+    const answer = (await RECORD.run(this.redis, script.keys, script.args)) as number;
+    if (answer < 0) throw new StaleRunError(claims[-answer - 1] as RunClaim);
+  }
+
+  /** The KEYS and ARGV of recordTransaction.lua. */
+  private scriptArguments(
+    mode: 'record' | 'forget',
+    hash: string,
+    record: string,
+    jobs: string[],
+    writes: readonly RecordWrite[],
+    claims: readonly RunClaim[],
+  ): { keys: string[]; args: (string | number)[] } {
+    const claimed = claimArguments(claims);
+    const written = writeArguments(writes);
+    return {
+      keys: [this.pendingKey, this.jobsKey(hash), this.settledKey(hash), ...claimed.keys, ...written.keys],
+      args: [mode, hash, record, jobs.length, ...jobs, claims.length, ...claimed.args, ...written.args],
+    };
   }
 
   /** How many recorded transactions have no outcome yet. */

@@ -1,4 +1,4 @@
-import { RedisLeaseLock, createLogger, runAsLeader } from '@frequency-gateway/platform';
+import { RedisLeaseLock, StaleRunError, createLogger, runAsLeader } from '@frequency-gateway/platform';
 import { jest } from '@jest/globals';
 import type { Call } from '@polkadot/types/interfaces';
 import { waitUntil } from '@frequency-gateway/devstack';
@@ -279,6 +279,42 @@ describe('capacity submission and transaction tracking', () => {
       kind: 'invalid',
     });
     silenced.mockRestore();
+  });
+
+  it('records nothing for a job run that lost its claim, and uses up the nonce it signed with', async () => {
+    const scanner = tracker('fence');
+    // Nonces counted afresh from the chain's next index (earlier tests here leave gaps behind on purpose).
+    const fenced = await submitterOf('//Alice', 'fence');
+    // A later run of the same job took the claim over while this one was held up.
+    const claim = { key: 'fence:claim:publication', token: 'run-A' };
+    await redis().set(claim.key, 'run-B');
+    const link = { key: 'fence:link', value: 'recorded', ttlSeconds: 60 };
+    await expect(
+      fenced.submit([ipfsMessage()], (tx) => scanner.record(tx, ['publish:12'], [link], [claim])),
+    ).rejects.toThrow(StaleRunError);
+    expect(await scanner.pendingCount()).toBe(0);
+    expect(await redis().exists(link.key)).toBe(0);
+    // Its nonce went to an empty batch: the provider's next transaction is not held back behind a gap.
+    const next = await fenced.submit([ipfsMessage()], (tx) => scanner.record(tx, ['publish:13']));
+    await tick(chain, 1);
+    await scanner.scanOnce();
+    expect(outcomes).toEqual([expect.objectContaining({ txHash: next.hash, status: 'succeeded' })]);
+  });
+
+  it('forgets a refused transaction only for the job run that holds its claim', async () => {
+    const scanner = tracker('fence-forget');
+    const claim = { key: 'fence:claim:request', token: 'run-A' };
+    await redis().set(claim.key, 'run-A');
+    const signed = await (await submitterOf('//Charlie', 'fence')).sign([ipfsMessage()]);
+    const link = { key: 'fence:link:request', value: signed.hash, ttlSeconds: 60 };
+    await scanner.record(signed, ['request:1'], [link], [claim]);
+    await redis().set(claim.key, 'run-B');
+    const unlink = [{ key: link.key, delete: true as const }];
+    await expect(scanner.forget(signed.hash, unlink, [claim])).rejects.toThrow(StaleRunError);
+    expect([await scanner.pendingCount(), await redis().get(link.key)]).toEqual([1, signed.hash]);
+    await redis().set(claim.key, 'run-A');
+    await scanner.forget(signed.hash, unlink, [claim]);
+    expect([await scanner.pendingCount(), await redis().exists(link.key)]).toEqual([0, 0]);
   });
 });
 

@@ -82,19 +82,20 @@ async function startPipeline(
 
   const publisher = queues.worker<TransactionJob, unknown>(
     ACCOUNT_QUEUES.transactionPublish,
-    chain.processor(async (job: Job<TransactionJob>) => {
+    chain.processor(async (job: Job<TransactionJob>, context) => {
       try {
-        return await transactions.process(job);
+        return await transactions.process(job, context);
       } catch (error) {
         // Refused for good: the request fails now, and the job ends (retrying cannot change the answer).
         if (!(error instanceof RefusedError)) throw error;
-        await transactions.refuse(job.data, error.message);
+        await transactions.refuse(job.data, error.message, transactions.claim(job.data.referenceId, context.run));
         return { refused: error.reason };
       }
     }),
     {
       concurrency: config.TRANSACTION_CONCURRENCY,
-      lastAttemptFailed: (job, error) => transactions.refuse(job.data, (error as Error).message),
+      lastAttemptFailed: (job, error, { run }) =>
+        transactions.refuse(job.data, (error as Error).message, transactions.claim(job.data.referenceId, run)),
     },
   );
   attempt.onFailure(() => publisher.close());

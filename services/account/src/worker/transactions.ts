@@ -1,9 +1,8 @@
 import {
   accountCalls,
   CapacityShortError,
-  RecordTooLateError,
+  submitRecorded,
   SubmissionError,
-  TransactionSettledError,
   UserTransactionError,
   UserTransactions,
   type BeforeSubmit,
@@ -15,7 +14,16 @@ import {
   type TransactionOutcome,
   type TransactionTracker,
 } from '@frequency-gateway/chain';
-import type { Job, Logger, RequestStatusStore } from '@frequency-gateway/platform';
+import {
+  holdsClaim,
+  StaleRunError,
+  takeClaim,
+  type Job,
+  type JobContext,
+  type Logger,
+  type RequestStatusStore,
+  type RunClaim,
+} from '@frequency-gateway/platform';
 import type { TransactionNotifier } from '@frequency-gateway/webhooks';
 import type { RedisClient } from '@frequency-gateway/platform';
 import { Counter, type Registry } from 'prom-client';
@@ -79,43 +87,67 @@ export class AccountTransactions {
     return `${this.options.prefix}:request:tx:${referenceId}`;
   }
 
+  /**
+   * The claim of one run of a request's job (its fencing token): every run takes it at its start, and a run that
+   * lost it to a later run of the same job (its worker stalled past the job's lock) records, forgets and ends
+   * nothing more.
+   */
+  claim(referenceId: string, run: string): RunClaim {
+    return { key: `${this.options.prefix}:request:claim:${referenceId}`, token: run };
+  }
+
   /** The transactionPublish processor. */
-  async process(job: Job<TransactionJob>): Promise<{ txHash: string; resumed?: boolean }> {
+  async process(
+    job: Job<TransactionJob>,
+    { run }: Pick<JobContext, 'run'>,
+  ): Promise<{ txHash?: string; resumed?: boolean; stale?: boolean }> {
     const { referenceId } = job.data;
     const { logger, redis, tracker, status } = this.options;
     logger.info({ jobId: job.id, referenceId, type: job.data.type }, 'processing transaction job');
-    // A job run again after its transaction was recorded (a retry, or a worker that died) leaves it to the
-    // tracker, which also submits it again if the first run never did.
+    const ttlSeconds = this.options.linkTtlSeconds ?? 7 * 24 * 3600;
+    const claim = this.claim(referenceId, run);
+    // Claimed before the link is read: a run that recorded before this claim left its link, and one that
+    // records after it is refused.
+    await takeClaim(redis, claim, ttlSeconds);
+    // A job run again after its transaction was recorded (a retry, a worker that died or stalled) leaves it to
+    // the tracker, which also submits it again if the first run never did.
     const linked = await redis.get(this.linkKey(referenceId));
     if (linked) {
       logger.info({ jobId: job.id, referenceId, txHash: linked }, 'already submitted; the tracker follows it');
       return { txHash: linked, resumed: true };
     }
-    let recorded: string | undefined;
-    const beforeSubmit = async (signed: SignedTransaction) => {
-      recorded = signed.hash;
-      const ttlSeconds = this.options.linkTtlSeconds ?? 7 * 24 * 3600;
-      await tracker.record(signed, [referenceId], [{ key: this.linkKey(referenceId), value: signed.hash, ttlSeconds }]);
-    };
+    const link = this.linkKey(referenceId);
     try {
-      const transaction = job.data.userSigned
-        ? await this.submitUserSigned(job.data, beforeSubmit)
-        : await this.submitWithCapacity(job.data.calls, beforeSubmit);
+      const submission = await submitRecorded(
+        (beforeSubmit) =>
+          job.data.userSigned
+            ? this.submitUserSigned(job.data, beforeSubmit)
+            : this.submitWithCapacity(job.data.calls, beforeSubmit),
+        {
+          tracker,
+          jobs: [referenceId],
+          writes: (signed) => [{ key: link, value: signed.hash, ttlSeconds }],
+          undo: [{ key: link, delete: true }],
+          claims: [claim],
+        },
+      );
+      if (submission.kind === 'tracked') {
+        // Recorded too late to submit now (the scan submits it), already settled, or sent without an answer:
+        // the tracker tells the request.
+        logger.info({ jobId: job.id, referenceId, txHash: submission.txHash }, 'left to the tracker');
+        return { txHash: submission.txHash, resumed: true };
+      }
+      const { transaction } = submission;
       await status.update(referenceId, 'submitted', { transaction: { hash: transaction.hash } });
       logger.info({ jobId: job.id, referenceId, txHash: transaction.hash }, 'transaction submitted');
       return { txHash: transaction.hash };
     } catch (error) {
-      // Recorded too late to submit now (Redis away: the tracker's scan submits it), or run twice at once (a
-      // Redis failover let another worker take the job) and already settled: the tracker tells the request.
-      if (error instanceof RecordTooLateError || error instanceof TransactionSettledError) {
-        logger.info({ jobId: job.id, referenceId, txHash: error.txHash, reason: error.name }, 'left to the tracker');
-        return { txHash: error.txHash, resumed: true };
+      if (error instanceof StaleRunError) {
+        logger.warn({ jobId: job.id, referenceId }, 'a later run of this job took it over: this run stops');
+        return { stale: true };
       }
-      // Refused by the node: that transaction will never be included, so forget it. A dropped connection
-      // ('rpc') leaves its fate unknown: the record stays and the tracker settles it.
-      if (error instanceof SubmissionError && error.kind !== 'rpc' && recorded) {
-        const hash = recorded;
-        await tracker.forget(hash, (multi) => multi.del(this.linkKey(referenceId)));
+      // Refused by the node (its record forgotten): that transaction will never be included.
+      if (error instanceof SubmissionError && error.kind !== 'rpc') {
         // The user signed that very transaction (its nonce, its era): no second attempt can differ.
         if (job.data.userSigned) throw new RefusedError(`the node refused the transaction: ${error.message}`);
         if (error.kind === 'cannotPayFees') throw new CapacityShortError(error.message);
@@ -155,11 +187,16 @@ export class AccountTransactions {
     return transactions.submit(signed, checked, beforeSubmit);
   }
 
-  /** Ends a request that cannot be submitted: failed, with the reason, and notified. */
-  async refuse(job: TransactionJob, reason: string): Promise<void> {
+  /**
+   * Ends a request that cannot be submitted: failed, with the reason, and notified; unless the run that refuses
+   * it lost its claim (a later run of the job acts instead). A request already failed is notified again (the
+   * notification of a run that died after ending it may be lost); the webhook's id is the same.
+   */
+  async refuse(job: TransactionJob, reason: string, claim: RunClaim): Promise<void> {
     const error = { message: reason };
-    await this.options.status.update(job.referenceId, 'failed', { error });
-    this.finished.inc({ outcome: 'failed' });
+    if (await this.options.status.update(job.referenceId, 'failed', { error }, [claim]))
+      this.finished.inc({ outcome: 'failed' });
+    else if (!(await holdsClaim(this.options.redis, claim))) return;
     await this.notify(job.referenceId, 'FAILED', { error });
   }
 

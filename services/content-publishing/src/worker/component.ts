@@ -140,6 +140,7 @@ async function startPipeline(
   const packer = new Packer(chain.submitter, {
     windowMs: config.PUBLISH_WINDOW_MS,
     submissions: publications.submissions(chain.tracker),
+    redis,
     logger,
     transactions: metrics.transactions,
     callsPerTransaction: metrics.callsPerTransaction,
@@ -150,6 +151,7 @@ async function startPipeline(
     queries: new ChainQueries(connection.api),
     book: publications,
     packer,
+    redis,
     store,
     directory,
     records,
@@ -177,7 +179,10 @@ async function startPipeline(
   const publishing = queues.worker<PublishJobs[PublishJobName], unknown>(
     PUBLISH_QUEUE,
     chain.processor((job, context) => publisher.process(job, context)),
-    { concurrency: config.PUBLISH_CONCURRENCY, lastAttemptFailed: (job, error) => publisher.failed(job, error) },
+    {
+      concurrency: config.PUBLISH_CONCURRENCY,
+      lastAttemptFailed: (job, error, context) => publisher.failed(job, error, context),
+    },
   );
   for (const worker of [documenting, batching, publishing]) attempt.onFailure(() => worker.close());
 

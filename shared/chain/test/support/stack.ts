@@ -1,41 +1,8 @@
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
-import { startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
-import { Redis } from 'ioredis';
-import { connectChain, loadProviderKey, type ChainConnection, type ProviderKey } from '../../src/index.js';
+import { loadProviderKey, type ChainConnection, type ProviderKey } from '../../src/index.js';
 
 /** A devchain with a connected client and a private Redis server, for the chain package's tests. */
-export interface TestStack {
-  devchain: Devchain;
-  chain: ChainConnection;
-  redisUrl: string;
-  /** A new Redis connection (closed with the stack). */
-  redis(): Redis;
-  close(): Promise<void>;
-}
-
-export async function startTestStack(options: DevchainOptions = {}): Promise<TestStack> {
-  const devchain = await startDevchain(options);
-  const chain = await connectChain({ url: devchain.url });
-  const redisServer: LocalRedis = await startRedisServer();
-  const connections: Redis[] = [];
-  return {
-    devchain,
-    chain,
-    redisUrl: redisServer.url,
-    redis: () => {
-      const connection = new Redis(redisServer.url, { maxRetriesPerRequest: null });
-      connections.push(connection);
-      return connection;
-    },
-    close: async () => {
-      connections.forEach((connection) => connection.disconnect());
-      await chain.close();
-      await devchain.close();
-      await redisServer.stop();
-    },
-  };
-}
+export { startChainStack as startTestStack, type ChainStack as TestStack } from '@frequency-gateway/devstack';
 
 /** Signs and sends a transaction, resolving when it is finalized. */
 export function sendFinalized(

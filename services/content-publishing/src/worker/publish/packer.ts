@@ -1,14 +1,13 @@
 import {
-  RecordTooLateError,
+  submitRecorded,
   SubmissionError,
-  TransactionSettledError,
   type CapacitySubmitter,
   type SignedTransaction,
 } from '@frequency-gateway/chain';
-import type { Logger } from '@frequency-gateway/platform';
+import { holdsClaim, StaleRunError, type Logger, type RedisClient, type RunClaim } from '@frequency-gateway/platform';
 import type { Counter, Histogram } from 'prom-client';
 import { nextPack, sendsAtOnce, type ParcelShape } from './packing.js';
-import type { SubmissionRecorder } from './publications.js';
+import type { MessageWrites } from './publications.js';
 
 /** A runtime call, as the submitter takes it (the chain client's type stays in shared/chain). */
 export type MessageCall = Parameters<CapacitySubmitter['submit']>[0][number];
@@ -20,6 +19,8 @@ export interface Parcel {
   calls: MessageCall[];
   /** Travels in a transaction of its own. */
   solo: boolean;
+  /** The claim of the job run that sends it (its publication's): a stale run's parcel is never recorded. */
+  claim: RunClaim;
 }
 
 interface Waiting {
@@ -32,7 +33,9 @@ export interface PackerOptions {
   /** How long the first waiting parcel waits for company before its transaction goes. */
   windowMs: number;
   /** Where each transaction is recorded before it is submitted. */
-  submissions: SubmissionRecorder;
+  submissions: MessageWrites;
+  /** Where the parcels' claims are held. */
+  redis: RedisClient;
   logger: Logger;
   /** content_publish_transactions_total and content_publish_calls_per_transaction. */
   transactions: Counter<'outcome'>;
@@ -90,36 +93,53 @@ export class Packer {
     for (let pack = this.nextPack(); pack.length > 0; pack = this.nextPack()) await this.submit(pack);
   }
 
+  /**
+   * Records and submits one transaction for a pack, all of whose runs must still hold their claims: parcels of
+   * stale runs are turned away first (StaleRunError), and should a claim be lost between that check and the
+   * record (which checks again, atomically), the others are packed again.
+   */
   private async submit(pack: Waiting[]): Promise<void> {
-    const calls = pack.flatMap((entry) => entry.parcel.calls);
-    const messageIds = pack.flatMap((entry) => entry.parcel.messageIds);
+    const held = await this.heldOnly(pack);
+    if (held.length === 0) return;
+    const calls = held.flatMap((entry) => entry.parcel.calls);
+    const messageIds = held.flatMap((entry) => entry.parcel.messageIds);
     const { submissions, transactions, callsPerTransaction, logger } = this.options;
-    let recorded: string | undefined;
     try {
-      const transaction = await this.submitter.submit(calls, async (signed) => {
-        await submissions.record(signed, messageIds);
-        recorded = signed.hash;
+      const submission = await submitRecorded((beforeSubmit) => this.submitter.submit(calls, beforeSubmit), {
+        tracker: submissions.tracker,
+        jobs: messageIds,
+        writes: (signed) => submissions.submitted(signed.hash, messageIds),
+        undo: submissions.unsent(messageIds),
+        claims: held.map((entry) => entry.parcel.claim),
       });
+      if (submission.kind === 'tracked') {
+        // Recorded too late to submit now, settled already, or sent without an answer: the tracker tells.
+        transactions.inc({ outcome: 'unknown' });
+        logger.warn({ err: submission.cause, calls: calls.length, txHash: submission.txHash }, 'left to the tracker');
+        for (const entry of held) entry.reject(new SubmissionUnknownError(submission.txHash, submission.cause));
+        return;
+      }
       transactions.inc({ outcome: 'submitted' });
       callsPerTransaction.observe(calls.length);
-      for (const entry of pack) entry.resolve(transaction);
+      for (const entry of held) entry.resolve(submission.transaction);
     } catch (error) {
-      // Recorded too late to submit now (Redis away: the tracker's scan submits it), or settled already (this
-      // batch was packed twice at once): its fate is the tracker's.
-      if (error instanceof RecordTooLateError || error instanceof TransactionSettledError) recorded = error.txHash;
-      // A refusal by the node is final for that transaction: forget it, so its messages go again. Anything
-      // else (a dropped connection) leaves its fate unknown: it stays recorded and the tracker settles it.
-      const refused = error instanceof SubmissionError && error.kind !== 'rpc';
-      transactions.inc({ outcome: refused ? 'refused' : 'unknown' });
-      if (recorded && refused) {
-        await submissions
-          .forget(recorded, messageIds)
-          .catch((cleanup: unknown) => logger.warn({ err: cleanup }, 'could not forget a refused transaction'));
+      if (error instanceof StaleRunError) {
+        // Nothing was recorded: the parcels of runs that still hold their claims go in the next transaction.
+        this.waiting.unshift(...held);
+        return;
       }
-      logger.warn({ err: error, calls: calls.length, txHash: recorded }, 'transaction not submitted');
-      for (const entry of pack)
-        entry.reject(recorded && !refused ? new SubmissionUnknownError(recorded, error) : error);
+      // Refused by the node (forgotten: its messages go again), or failed before it was recorded.
+      transactions.inc({ outcome: error instanceof SubmissionError && error.kind !== 'rpc' ? 'refused' : 'unknown' });
+      logger.warn({ err: error, calls: calls.length }, 'transaction not submitted');
+      for (const entry of held) entry.reject(error);
     }
+  }
+
+  /** The entries whose runs still hold their claims; the others are turned away with StaleRunError. */
+  private async heldOnly(pack: Waiting[]): Promise<Waiting[]> {
+    const holds = await Promise.all(pack.map((entry) => holdsClaim(this.options.redis, entry.parcel.claim)));
+    for (const [index, entry] of pack.entries()) if (!holds[index]) entry.reject(new StaleRunError(entry.parcel.claim));
+    return pack.filter((_, index) => holds[index]);
   }
 
   close(): void {

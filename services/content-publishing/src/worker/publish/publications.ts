@@ -1,6 +1,6 @@
-import type { RecordWrite, SignedTransaction, TransactionTracker } from '@frequency-gateway/chain';
+import type { RecordWrite, TransactionTracker } from '@frequency-gateway/chain';
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '@frequency-gateway/platform';
+import type { RedisClient, RunClaim } from '@frequency-gateway/platform';
 import type { EndingRequests, PublishError, TransactionType } from '../requestRecords.js';
 import { WORKER_RETENTION } from '../retention.js';
 import type { PublishJob } from '../../jobs/publish.js';
@@ -100,10 +100,13 @@ export function endingOf(publication: Publication): EndingRequests {
   };
 }
 
-/** Where the packer records each transaction before it submits it, and forgets one the node refused. */
-export interface SubmissionRecorder {
-  record(transaction: SignedTransaction, messageIds: string[]): Promise<void>;
-  forget(txHash: string, messageIds: string[]): Promise<void>;
+/** What the packer records with each transaction, and writes back when the node refuses one. */
+export interface MessageWrites {
+  tracker: TransactionTracker;
+  /** The messages' states as riding in the transaction. */
+  submitted(txHash: string, messageIds: string[]): RecordWrite[];
+  /** The messages back to pending (the node refused the transaction). */
+  unsent(messageIds: string[]): RecordWrite[];
 }
 
 const encode = (state: MessageState) => JSON.stringify(state);
@@ -111,7 +114,7 @@ const encode = (state: MessageState) => JSON.stringify(state);
 /**
  * Publications in Redis (one hash each): the request as the publish job stated it, kept once, and the state
  * of each of its messages. Message states change together with the transaction tracker's records: this module
- * alone writes what goes into the tracker's MULTI (`submissions`), so a crash never
+ * alone writes what goes with the tracker's records (`submissions`), so a crash never
  * leaves a message both unsent and recorded, or sent and forgotten.
  */
 export class PublicationBook {
@@ -119,7 +122,7 @@ export class PublicationBook {
     private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     /** How long a publication is kept after its last change (`publicationSeconds` of REQUEST_STATUS_TTL_SECONDS). */
-    private readonly retentionSeconds: number = WORKER_RETENTION.publicationSeconds,
+    readonly retentionSeconds: number = WORKER_RETENTION.publicationSeconds,
   ) {}
 
   private key(id: string): string {
@@ -171,26 +174,27 @@ export class PublicationBook {
 
   /**
    * The packer's record of its transactions: each is recorded with the tracker together with its messages as
-   * submitted in it, in one MULTI; one the node refused is forgotten with its messages back to pending, likewise.
+   * submitted in it, all or nothing; one the node refused is forgotten with its messages back to pending, likewise.
    */
-  submissions(tracker: TransactionTracker): SubmissionRecorder {
+  submissions(tracker: TransactionTracker): MessageWrites {
     return {
-      record: (transaction, messageIds) =>
-        tracker.record(
-          transaction,
-          messageIds,
-          this.messageWrites(messageIds, { state: 'submitted', txHash: transaction.hash }),
-        ),
-      forget: (txHash, messageIds) =>
-        tracker.forget(txHash, (multi) => {
-          for (const write of this.messageWrites(messageIds, { state: 'pending' }))
-            multi.hset(write.key, write.field, write.value).expire(write.key, write.ttlSeconds);
-        }),
+      tracker,
+      submitted: (txHash, messageIds) => this.messageWrites(messageIds, { state: 'submitted', txHash }),
+      unsent: (messageIds) => this.messageWrites(messageIds, { state: 'pending' }),
     };
   }
 
+  /**
+   * The claim of one run of a publication's job (its fencing token, held in the publication's hash): every run
+   * takes it before it reads which messages are pending, so that a run that read them before a later run took
+   * over (its worker stalled past the job's lock) can record none of them.
+   */
+  claim(id: string, run: string): RunClaim {
+    return { key: this.key(id), field: 'run', token: run };
+  }
+
   /** Each message's state set in its publication (whose TTL is renewed). */
-  private messageWrites(messageIds: string[], state: MessageState): (RecordWrite & { field: string })[] {
+  private messageWrites(messageIds: string[], state: MessageState): RecordWrite[] {
     const value = encode(state);
     return messageIds.map((id) => {
       const { publicationId, index } = parseMessageId(id);

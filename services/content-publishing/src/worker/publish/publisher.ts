@@ -8,7 +8,16 @@ import {
   type SchemaDirectory,
   type SignedTransaction,
 } from '@frequency-gateway/chain';
-import { linkActiveSpan, type Job, type JobContext } from '@frequency-gateway/platform';
+import {
+  holdsClaim,
+  linkActiveSpan,
+  StaleRunError,
+  takeClaim,
+  type Job,
+  type JobContext,
+  type RedisClient,
+  type RunClaim,
+} from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { PublishError, RequestRecords } from '../requestRecords.js';
 import { publishJobOf, type PublishJobName, type PublishJobs } from '../../jobs/publish.js';
@@ -31,6 +40,8 @@ export interface PublisherOptions {
   queries: ChainQueries;
   book: PublicationBook;
   packer: Packer;
+  /** Where the runs' claims are held (the publications' Redis). */
+  redis: RedisClient;
   store: ContentStore;
   directory: SchemaDirectory;
   records: RequestRecords;
@@ -53,29 +64,38 @@ type AnyPublishJob = Job<PublishJobs[PublishJobName]>;
 export class Publisher {
   constructor(private readonly options: PublisherOptions) {}
 
-  async process(job: AnyPublishJob, { log }: JobContext): Promise<{ transactions: string[] } | undefined> {
+  async process(
+    job: AnyPublishJob,
+    { log, run }: Pick<JobContext, 'log' | 'run'>,
+  ): Promise<{ transactions: string[]; stale?: boolean } | undefined> {
     // A batch's publication runs in the trace of the request that opened the batch; it links to the others.
     const stated = publishJobOf(job);
     if (stated.name === 'batch') linkActiveSpan(stated.data.memberTraces ?? []);
-    const record = await this.recordOf(job);
+    const record = await this.recordOf(job, run);
     if (!record) return undefined;
+    const claim = this.options.book.claim(record.publication.id, run);
     const pending = record.messages.flatMap((state, index) => (state.state === 'pending' ? [index] : []));
     if (pending.length === 0) return { transactions: [] };
     const { publication } = record;
 
     const problem = await this.check(publication, pending);
     if (problem) {
-      await this.fail(publication, pending, problem);
+      await this.fail(publication, pending, problem, claim);
       log.warn({ publicationId: publication.id, error: problem }, 'not published: the chain would refuse it');
       return { transactions: [] };
     }
 
     const sizes = await this.sizes(publication, pending);
-    const parcels = this.parcels(record, pending, sizes);
+    const parcels = this.parcels(record, pending, sizes, claim);
     const sent = await Promise.allSettled(parcels.map((parcel) => this.options.packer.send(parcel)));
     const transactions = sent.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     await this.markSubmitted(publication, transactions);
     const refused = sent.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (refused?.reason instanceof StaleRunError) {
+      // A later run of this job took it over (this one stalled past the job's lock): it sends the rest.
+      log.warn({ publicationId: publication.id }, 'a later run of this job took it over: this run stops');
+      return { transactions: transactions.map((tx) => tx.hash), stale: true };
+    }
     if (refused && !(refused.reason instanceof SubmissionUnknownError)) {
       if (refused.reason instanceof SubmissionError && refused.reason.kind === 'cannotPayFees')
         throw new CapacityShortError('the node refused the transaction for its fees', { cause: refused.reason });
@@ -85,18 +105,24 @@ export class Publisher {
     return { transactions: transactions.map((tx) => tx.hash) };
   }
 
-  /** The job failed its last attempt: its messages not on their way fail, and so do its requests. */
-  async failed(job: AnyPublishJob, error: unknown): Promise<void> {
+  /**
+   * The job failed its last attempt: its messages not on their way fail, and so do its requests; unless a later
+   * run of the job holds the publication's claim.
+   */
+  async failed(job: AnyPublishJob, error: unknown, { run }: Pick<JobContext, 'run'>): Promise<void> {
     const stated = publishJobOf(job);
     const id = stated.name === 'retry' ? stated.data.publicationId : publicationOf(stated).id;
     const record = await this.options.book.get(id);
     const publication = record?.publication ?? (stated.name === 'retry' ? undefined : publicationOf(stated));
     if (!publication) return;
     const pending = (record?.messages ?? []).flatMap((state, index) => (state.state === 'pending' ? [index] : []));
-    await this.fail(publication, pending, { message: error instanceof Error ? error.message : String(error) });
+    const message = error instanceof Error ? error.message : String(error);
+    await this.fail(publication, pending, { message }, record ? this.options.book.claim(id, run) : undefined);
   }
 
-  private async fail(publication: Publication, pending: number[], error: PublishError): Promise<void> {
+  /** Fails pending messages and the publication's requests, while the run holds its claim (when it took one). */
+  private async fail(publication: Publication, pending: number[], error: PublishError, claim?: RunClaim) {
+    if (claim && !(await holdsClaim(this.options.redis, claim))) return;
     await this.options.book.set(
       publication.id,
       new Map(pending.map((index): [number, MessageState] => [index, { state: 'failed', error }])),
@@ -104,17 +130,26 @@ export class Publisher {
     await this.options.records.failed(endingOf(publication), error);
   }
 
-  private async recordOf(job: AnyPublishJob): Promise<PublicationRecord | undefined> {
+  /** The job's publication, read once this run holds its claim. */
+  private async recordOf(job: AnyPublishJob, run: string): Promise<PublicationRecord | undefined> {
+    const { book } = this.options;
     const stated = publishJobOf(job);
-    if (stated.name === 'retry') return this.options.book.get(stated.data.publicationId);
-    const publication = publicationOf(stated);
-    const record = await this.options.book.open(publication);
-    // A request that failed and was posted again starts over.
-    if (record.messages.some((state) => state.state === 'failed') && job.attemptsMade === 0) {
-      await this.options.book.reset(publication.id);
-      return this.options.book.open(publication);
+    let id: string;
+    if (stated.name === 'retry') {
+      id = stated.data.publicationId;
+      if (!(await book.get(id))) return undefined;
+    } else {
+      const publication = publicationOf(stated);
+      id = publication.id;
+      const record = await book.open(publication);
+      // A request that failed and was posted again starts over.
+      if (record.messages.some((state) => state.state === 'failed') && job.attemptsMade === 0) {
+        await book.reset(id);
+        await book.open(publication);
+      }
     }
-    return record;
+    await takeClaim(this.options.redis, book.claim(id, run), book.retentionSeconds);
+    return book.get(id);
   }
 
   private async check(publication: Publication, pending: number[]): Promise<PublishError | undefined> {
@@ -166,12 +201,13 @@ export class Publisher {
   }
 
   /** The publication's pending messages as parcels (packing.ts decides which travel together). */
-  private parcels(record: PublicationRecord, pending: number[], sizes: Map<number, number>): Parcel[] {
+  private parcels(record: PublicationRecord, pending: number[], sizes: Map<number, number>, claim: RunClaim) {
     const { publication } = record;
-    return parcelsOf(pending, record.solo, this.options.maxBatch).map(({ messages, solo }) => ({
+    return parcelsOf(pending, record.solo, this.options.maxBatch).map(({ messages, solo }): Parcel => ({
       messageIds: messages.map((index) => messageId(publication.id, index)),
       calls: messages.map((index) => this.call(publication.messages[index] as Message, sizes.get(index))),
       solo,
+      claim,
     }));
   }
 
