@@ -10,7 +10,9 @@
 //   no spaces, placeholders, colons, absolute paths or build output). A path of another project is written with
 //   that project's name and a colon (`frequency:e2e/capacity/staking.test.ts`), which takes it out of the check;
 // - a `make TARGET` in code (an inline span or a fenced block) that the Makefile lacks, and an `npm run SCRIPT`
-//   (`npm test`, `npm start`) that the root package.json lacks, or the workspace's with `-w WORKSPACE`.
+//   (`npm test`, `npm start`) that the root package.json lacks, or the workspace's with `-w WORKSPACE`;
+// - on docs/guarantees.md, a guarantee that cites no test, or cites a file or a test name that does not exist
+//   (docsCheck/guaranteeCitations.ts says how a guarantee and a citation are written).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,6 +32,7 @@ import {
   type MarkdownFile,
 } from './docsCheck/markdownText.js';
 import { linkProblem, pathResolves, repositoryPathIn } from './docsCheck/pathReferences.js';
+import { GUARANTEES_PAGE, guaranteeCitationProblems } from './docsCheck/guaranteeCitations.js';
 import { formatProblem, type DocsProblem } from './docsCheck/problem.js';
 import { RepositoryIndex } from './docsCheck/repositoryIndex.js';
 import { wordBudgetProblems } from './docsCheck/wordBudgets.js';
@@ -55,6 +58,7 @@ export function checkDocs(root: string = repositoryRoot): DocsProblem[] {
   for (const file of markdown.values()) {
     const report = (line: number, message: string) => problems.push({ file: file.path, line, message });
     problems.push(...wordBudgetProblems(file));
+    if (file.path === GUARANTEES_PAGE) problems.push(...guaranteeCitationProblems(file, root, index));
     for (const { line, text } of linkTargets(file)) {
       const problem = linkProblem(text, file.path, index, anchorsIn);
       if (problem) report(line, problem);

@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { checkDocs, formatProblems } from '../src/docsCheck.js';
+import { declaredTests, GUARANTEES_PAGE, guaranteesOf } from '../src/docsCheck/guaranteeCitations.js';
+import { readMarkdown } from '../src/docsCheck/markdownText.js';
 import { repositoryPathIn } from '../src/docsCheck/pathReferences.js';
 
 const folders: string[] = [];
@@ -187,6 +190,88 @@ describe('docs check: make targets and npm scripts', () => {
         "README.md:4: npm -w services/gamma run bench: no workspace services/gamma (npm -w takes a workspace's folder or package name)",
       ].join('\n'),
     );
+  });
+});
+
+describe('docs check: the tests the guarantees page cites', () => {
+  const TESTS = [
+    "describe('settling', () => {",
+    "  it('settles once', async () => {});",
+    '  test.each([[1], [2]])(`retries %s times, then fails`, async () => {});',
+    "  it.each`kind\n${'broadcast'}`('$kind fails alone', async () => {});",
+    '  test(`answers ${LIMIT} requests`, async () => {});',
+    "  it.skip('is skipped', async () => {});",
+    "  it.todo('is still to write');",
+    '});',
+  ].join('\n');
+  const cite = (file: string, name: string) => `- \`${file}\` › ${name}`;
+  const page = (...sections: string[][]) =>
+    ['# Guarantees', '', 'Cited as `` - `file` › name ``.', ...sections.flatMap((lines) => ['', ...lines])].join('\n');
+  const guarantees = (sections: string[][]) =>
+    problemsOf({ 'services/alpha/test/settle.test.ts': TESTS, [GUARANTEES_PAGE]: page(...sections) });
+
+  it('finds every test a file declares, with what names an .each or template name stands for', () => {
+    const tests = declaredTests(TESTS);
+    expect(tests.map((test) => test.name)).toEqual([
+      'settles once',
+      'retries %s times, then fails',
+      '$kind fails alone',
+      'answers ${LIMIT} requests',
+    ]);
+    const named = (name: string) => tests.filter((test) => test.name === name || test.pattern.test(name)).length;
+    expect(named('retries 2 times, then fails')).toBe(1);
+    expect(named('broadcast fails alone')).toBe(1);
+    expect(named('answers 100 requests')).toBe(1);
+    expect(named('settles once more')).toBe(0);
+    expect(named('retries  times, then fails')).toBe(0);
+    expect(named('is skipped')).toBe(0);
+  });
+
+  it('passes a page whose every guarantee cites tests that exist, by name as written or as jest makes it', () => {
+    const file = 'services/alpha/test/settle.test.ts';
+    expect(
+      guarantees([
+        [
+          '## (a) Settled once',
+          '',
+          'Prose, and a list that cites nothing:',
+          '- `settle.test.ts` is a file',
+          cite(file, 'settles once'),
+        ],
+        ['## (b) Retried', cite(file, 'retries %s times, then fails'), cite(file, 'retries 3 times, then fails')],
+        ['## (c) Alone', cite(file, 'broadcast fails alone'), cite(file, 'answers 10 requests')],
+        // Outside a guarantee's section, a citation is not checked (its path still is, as every path in code).
+        ['## Known limits', cite(file, 'no test has this name')],
+      ]),
+    ).toBe('');
+  });
+
+  it('names a guarantee without a test, a cited file that does not exist and a test name no test has', () => {
+    const file = 'services/alpha/test/settle.test.ts';
+    expect(
+      guarantees([
+        ['## (a) Settled once', cite(file, 'settles once'), cite('services/alpha/test/gone.test.ts', 'settles once')],
+        ['## (b) Retried', 'Proven some day.', '', '### Tests', '', 'None yet.'],
+        ['## (c) Skipped', cite(file, 'is skipped'), cite(file, 'settles twice')],
+      ]),
+    ).toBe(
+      [
+        'docs/guarantees.md:7: guarantee (a) cites `services/alpha/test/gone.test.ts`: no such file',
+        // The path check of every code span finds it too.
+        'docs/guarantees.md:7: `services/alpha/test/gone.test.ts`: no such file or folder',
+        'docs/guarantees.md:9: guarantee (b) cites no test',
+        'docs/guarantees.md:17: guarantee (c) cites `services/alpha/test/settle.test.ts` › is skipped: no test of that name in it',
+        'docs/guarantees.md:18: guarantee (c) cites `services/alpha/test/settle.test.ts` › settles twice: no test of that name in it',
+      ].join('\n'),
+    );
+  });
+
+  it('reads the real page: every guarantee, (a) to (h), cites at least one test', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const real = guaranteesOf(readMarkdown(GUARANTEES_PAGE, readFileSync(join(root, GUARANTEES_PAGE), 'utf8')));
+    expect(real.map(({ label }) => label)).toEqual(['(a)', '(b)', '(c)', '(d)', '(e)', '(f)', '(g)', '(h)']);
+    expect(real.filter(({ citations }) => citations.length === 0)).toEqual([]);
+    // That each cited file and test exists is checked with every other problem of the real docs, below.
   });
 });
 
