@@ -12,7 +12,7 @@ import type { ChainPipeline } from './pipelineStart.js';
 import { followTransactions } from './transactionFollowing.js';
 import { loadProviderKey, verifyProvider, type ProviderKey } from './provider.js';
 import { CapacitySubmitter } from './submitter.js';
-import { TransactionTracker, type TransactionOutcome } from './tracker.js';
+import { TransactionTracker, type TransactionOutcome } from './tracker/index.js';
 
 /** Capacity is short (none left, or the service's limit reached; the node refused for fees): the job waits. */
 export class CapacityShortError extends Error {

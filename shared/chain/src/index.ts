@@ -29,7 +29,7 @@ export {
   type TransactionOutcome,
   type TrackerOptions,
   type ChainEvent,
-} from './tracker.js';
+} from './tracker/index.js';
 export {
   ChainQueries,
   type Delegation,
