@@ -1,6 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { currentTraceCarrier, RedisScript, type RedisClient } from '@frequency-gateway/platform';
 import type { SignedTransaction } from '../submitter.js';
+import { ChainTiming } from '../timing.js';
 import type { PendingRecord, TrackerKeys, TrackerOptions } from './records.js';
 
 const RECORD = RedisScript.fromFile(new URL('./recordTransaction.lua', import.meta.url));
@@ -41,7 +42,7 @@ export class TransactionRecords {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: TrackerKeys,
-    private readonly options: Pick<TrackerOptions, 'replicatedWrites' | 'recordWithinMs'>,
+    private readonly options: Pick<TrackerOptions, 'replicatedWrites' | 'timing'>,
   ) {}
 
   /**
@@ -79,7 +80,7 @@ export class TransactionRecords {
       keys.push(write.key);
       args.push(write.field ?? '', write.value, write.ttlSeconds);
     }
-    const giveUpAt = Date.now() + (this.options.recordWithinMs ?? 10_000);
+    const giveUpAt = Date.now() + (this.options.timing ?? ChainTiming.DEFAULT).recordWithinMs;
     const write = async () => {
       if ((await RECORD.run(this.redis, keys, args)) === 0) throw new TransactionSettledError(hash);
     };

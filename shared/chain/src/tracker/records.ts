@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Logger, RedisClient, ReplicatedWrites, TraceCarrier } from '@frequency-gateway/platform';
+import type { ChainTiming } from '../timing.js';
 import type { ChainError } from '../transactionErrors.js';
 
 export interface ChainEvent {
@@ -39,18 +40,13 @@ export interface TrackerOptions {
    */
   replicatedWrites?: Pick<ReplicatedWrites, 'mark' | 'confirm'>;
   /**
-   * How long `record` may take (10 s): it resolves, and its caller submits, only within this time of its start;
-   * later it throws, and the submission is left to the scan. With `replicatedWrites`, the record is written and
-   * confirmed again until then.
+   * The timing contract (default ChainTiming.DEFAULT). Its `recordWithinMs` is how long `record` may take: it
+   * resolves, and its caller submits, only within this time of its start; later it throws, and the submission is
+   * left to the scan (with `replicatedWrites`, the record is written and confirmed again until then). Its
+   * `resubmitAfterMs` is when the scan submits again a recorded transaction that is in no block yet (and again
+   * every as long): its submitter died, or lost Redis, between recording and submitting.
    */
-  recordWithinMs?: number;
-  /**
-   * When the scan submits a recorded transaction that is in no block yet again (20 s after it was recorded, and
-   * again every as long): its submitter died, or lost Redis, between recording and submitting. Longer than
-   * `recordWithinMs` plus the time a submission takes, so that the scan never races a submitter at work; shorter
-   * than the nonce manager's gap timeout (30 s), so that the transaction fills its own nonce.
-   */
-  resubmitAfterMs?: number;
+  timing?: ChainTiming;
   /** How long a settled transaction's record cannot be written again (1 hour): longer than any late write. */
   settledRetentionSeconds?: number;
   /** Where resubmissions are logged. */

@@ -1,5 +1,6 @@
 import type { ApiPromise } from '@polkadot/api';
 import { Counter, type Registry } from 'prom-client';
+import { ChainTiming } from '../timing.js';
 import { alreadyImported, submissionError } from '../transactionErrors.js';
 import type { PendingRecord, TrackerOptions } from './records.js';
 
@@ -33,13 +34,9 @@ export class Resubmission {
 
   constructor(
     private readonly api: ApiPromise,
-    private readonly options: Pick<TrackerOptions, 'resubmitAfterMs' | 'logger'>,
+    private readonly options: Pick<TrackerOptions, 'timing' | 'logger'>,
     private readonly resubmissions: Counter<'result'> | undefined,
   ) {}
-
-  get resubmitAfterMs(): number {
-    return this.options.resubmitAfterMs ?? 20_000;
-  }
 
   /**
    * Submits again, byte for byte, each recorded transaction older than `resubmitAfterMs`, whose era is still open
@@ -51,7 +48,7 @@ export class Resubmission {
    */
   async resubmitAbandoned(pending: Map<string, PendingRecord>, head: number): Promise<void> {
     const now = Date.now();
-    const after = this.resubmitAfterMs;
+    const after = (this.options.timing ?? ChainTiming.DEFAULT).resubmitAfterMs;
     const nextIndex = new Map<string, Promise<number>>();
     for (const hash of this.resubmittedAt.keys()) if (!pending.has(hash)) this.resubmittedAt.delete(hash);
     for (const [hash, record] of pending) {

@@ -29,8 +29,6 @@ export class TransactionTracker {
     private readonly redis: RedisClient,
     options: TrackerOptions,
   ) {
-    if ((options.resubmitAfterMs ?? 20_000) <= (options.recordWithinMs ?? 10_000))
-      throw new RangeError('resubmitAfterMs must be longer than recordWithinMs (a submitter may still be at work)');
     this.keys = new TrackerKeys(options.prefix);
     if (options.metrics)
       registerPendingGauges(options.metrics, () => readPending(redis, this.keys), options.finalizedHead);
