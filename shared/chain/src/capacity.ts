@@ -1,7 +1,7 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { RedisClient } from '@frequency-gateway/platform';
 import { Gauge, type Registry } from 'prom-client';
-import type { TransactionOutcome } from './tracker.js';
+import type { TransactionOutcome } from './tracker/index.js';
 
 export interface CapacityLimit {
   type: 'percentage' | 'amount';

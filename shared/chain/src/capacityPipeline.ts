@@ -12,7 +12,8 @@ import type { ChainPipeline } from './pipelineStart.js';
 import { followTransactions } from './transactionFollowing.js';
 import { loadProviderKey, verifyProvider, type ProviderKey } from './provider.js';
 import { CapacitySubmitter } from './submitter.js';
-import { TransactionTracker, type TransactionOutcome } from './tracker.js';
+import type { ChainTiming } from './timing.js';
+import { TransactionTracker, type TransactionOutcome } from './tracker/index.js';
 
 /** Capacity is short (none left, or the service's limit reached; the node refused for fees): the job waits. */
 export class CapacityShortError extends Error {
@@ -55,6 +56,8 @@ export interface FollowingOptions {
 export class CapacityPipeline {
   readonly submitter: CapacitySubmitter;
   readonly tracker: TransactionTracker;
+  /** The timing contract on this chain (its block time): the signing workers take their job lock from it. */
+  readonly timing: ChainTiming;
   private monitor: CapacityMonitor | undefined;
   private settle: ((outcome: TransactionOutcome) => Promise<void>) | undefined;
 
@@ -63,13 +66,17 @@ export class CapacityPipeline {
     private readonly runtime: PipelineRuntime,
     private readonly service: string,
     readonly key: ProviderKey,
+    timing: ChainTiming,
   ) {
     const { api } = connection;
     const { redis, config } = runtime;
     const prefix = config.CACHE_KEY_PREFIX;
-    this.submitter = new CapacitySubmitter(api, key, new NonceManager(redis, api, key.address, { prefix }));
+    this.timing = timing.onChain(connection.blockTimeMs);
+    const nonces = new NonceManager(redis, api, key.address, { prefix, timing: this.timing });
+    this.submitter = new CapacitySubmitter(api, key, nonces, { timing: this.timing });
     this.tracker = new TransactionTracker(api, redis, {
       prefix,
+      timing: this.timing,
       trustUnfinalized: config.TRUST_UNFINALIZED_BLOCKS,
       onOutcome: (outcome) => this.settleOutcome(outcome),
       metrics: runtime.metrics,
@@ -79,15 +86,19 @@ export class CapacityPipeline {
     });
   }
 
-  /** Loads the provider key and checks on chain that it controls PROVIDER_ID, a registered provider. */
+  /**
+   * Loads the provider key and checks on chain that it controls PROVIDER_ID, a registered provider. `timing` (the
+   * worker's, see `chainTiming`) is checked again with the chain's block time.
+   */
   static async start(
     connection: ChainConnection,
     runtime: PipelineRuntime,
     service: string,
+    timing: ChainTiming,
   ): Promise<CapacityPipeline> {
     const key = await loadProviderKey(runtime.config.PROVIDER_ACCOUNT_SEED_PHRASE);
     await verifyProvider(connection.api, key, runtime.config.PROVIDER_ID);
-    return new CapacityPipeline(connection, runtime, service, key);
+    return new CapacityPipeline(connection, runtime, service, key, timing);
   }
 
   /** Capacity as last checked; undefined until the pipeline follows. */

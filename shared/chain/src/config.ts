@@ -1,7 +1,8 @@
-import { secret, variable, type ReadinessCheck } from '@frequency-gateway/platform';
+import { integerInRange, positiveMs, secret, variable, type ReadinessCheck } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { parseCapacityLimit } from './capacity.js';
 import type { OpeningChain } from './connection.js';
+import { ChainTiming } from './timing.js';
 
 const MAX_U64 = 2n ** 64n - 1n;
 
@@ -72,5 +73,39 @@ export function submissionVariables() {
         .transform((value) => value === 'true'),
       'Settle outcomes from best blocks instead of finalized ones (faster, but a reorganisation could undo them)',
     ),
+    ...timingVariables(),
   };
+}
+
+const { eraPeriod, jobLockMs, recordWithinMs, stalledCheckMs } = ChainTiming.DEFAULT;
+
+/** The durations of the timing contract an operator may tune (see ChainTiming; the others are fixed). */
+function timingVariables() {
+  return {
+    TRANSACTION_ERA_BLOCKS: variable(
+      integerInRange(4, 65_536, eraPeriod),
+      'Mortal era of the transactions the worker signs, in blocks, a power of two: one not in a block by then expires. In time (times the block time) it must outlast the nonce-gap refill plus the resubmission age (the timing contract, docs/architecture.md)',
+    ),
+    SIGNING_JOB_LOCK_MS: variable(
+      positiveMs(jobLockMs),
+      `Lock of a job that signs transactions: a run that has not renewed it for this long (a frozen or starved worker) is run again by another worker. At least twice the record deadline (${recordWithinMs / 1000} s)`,
+    ),
+    SIGNING_JOB_STALLED_CHECK_MS: variable(
+      positiveMs(stalledCheckMs),
+      'How often a worker looks for signing jobs whose lock lapsed; at most SIGNING_JOB_LOCK_MS',
+    ),
+  };
+}
+
+/** The timing contract of a submitting worker's configuration; throws ChainTimingError when it is inconsistent. */
+export function chainTiming(config: {
+  TRANSACTION_ERA_BLOCKS: number;
+  SIGNING_JOB_LOCK_MS: number;
+  SIGNING_JOB_STALLED_CHECK_MS: number;
+}): ChainTiming {
+  return new ChainTiming({
+    eraPeriod: config.TRANSACTION_ERA_BLOCKS,
+    jobLockMs: config.SIGNING_JOB_LOCK_MS,
+    stalledCheckMs: config.SIGNING_JOB_STALLED_CHECK_MS,
+  });
 }

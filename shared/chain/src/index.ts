@@ -6,7 +6,15 @@ export {
   type ConnectOptions,
   type OpeningChain,
 } from './connection.js';
-export { chainVariables, signingChainVariables, submissionVariables, chainCheck, msaIdText } from './config.js';
+export {
+  chainVariables,
+  signingChainVariables,
+  submissionVariables,
+  chainCheck,
+  chainTiming,
+  msaIdText,
+} from './config.js';
+export { ChainTiming, ChainTimingError, type ChainTimingSettings } from './timing.js';
 export { loadProviderKey, verifyProvider, ProviderIdentityError, type ProviderKey } from './provider.js';
 export { NonceManager, type NonceManagerOptions } from './nonces.js';
 export { CapacitySubmitter, type SignedTransaction, type SubmitterOptions, type BeforeSubmit } from './submitter.js';
@@ -29,7 +37,7 @@ export {
   type TransactionOutcome,
   type TrackerOptions,
   type ChainEvent,
-} from './tracker.js';
+} from './tracker/index.js';
 export { submitRecorded, type Recording, type Submission } from './recordedSubmission.js';
 export {
   ChainQueries,

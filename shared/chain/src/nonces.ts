@@ -1,14 +1,18 @@
 import type { ApiPromise } from '@polkadot/api';
 import { RedisScript } from '@frequency-gateway/platform';
 import type { RedisClient } from '@frequency-gateway/platform';
+import { ChainTiming } from './timing.js';
 
 const RESERVE = RedisScript.fromFile(new URL('./reserveNonce.lua', import.meta.url), 2);
 
 export interface NonceManagerOptions {
   /** Redis key prefix (CACHE_KEY_PREFIX). */
   prefix: string;
-  /** How long the chain's next index may stand still behind handed-out nonces before the gap is refilled. */
-  gapTimeoutMs?: number;
+  /**
+   * The timing contract (default ChainTiming.DEFAULT): its `gapRefillMs` is how long the chain's next index may
+   * stand still behind handed-out nonces before the gap is refilled.
+   */
+  timing?: ChainTiming;
 }
 
 /**
@@ -40,7 +44,7 @@ export class NonceManager {
     const reserved = await RESERVE.run(
       this.redis,
       [this.counterKey, this.watchKey],
-      [chain, Date.now(), this.options.gapTimeoutMs ?? 30_000],
+      [chain, Date.now(), (this.options.timing ?? ChainTiming.DEFAULT).gapRefillMs],
     );
     return Number(reserved);
   }

@@ -1,38 +1,12 @@
 import type { ApiPromise } from '@polkadot/api';
 import type { ApiDecoration } from '@polkadot/api/types';
+import { delegationOf, type Delegation } from './reads/delegations.js';
+import { messagesOf, type ChainMessage } from './reads/messages.js';
+import { intentById, intentByName, schemaById, type Intent, type Schema } from './reads/schemas.js';
 
-export interface Grant {
-  intentId: number;
-  /** Effective revocation block (0 = active): the earlier of the delegation's and the grant's. */
-  revokedAt: number;
-  /** The grant's own revocation block (0 = not revoked), whatever the delegation's. */
-  explicitRevokedAt: number;
-}
-
-export interface Delegation {
-  providerId: bigint;
-  revokedAt: number;
-  grants: Grant[];
-}
-
-export interface Intent {
-  intentId: number;
-  payloadLocation: string;
-  settings: string[];
-  /** Ascending; the last is the intent's latest schema. */
-  schemaIds: number[];
-  latestSchemaId: number | undefined;
-}
-
-export interface Schema {
-  schemaId: number;
-  intentId: number;
-  model: Uint8Array;
-  modelType: string;
-  payloadLocation: string;
-  settings: string[];
-  status: string;
-}
+export type { Delegation, Grant } from './reads/delegations.js';
+export type { ChainMessage } from './reads/messages.js';
+export type { Intent, Schema } from './reads/schemas.js';
 
 export interface Handle {
   base: string;
@@ -41,53 +15,12 @@ export interface Handle {
   display: string;
 }
 
-/** A message stored on chain: its place (block, index), its schema, who sent it, and its CID or payload. */
-export interface ChainMessage {
-  blockNumber: number;
-  index: number;
-  schemaId: number;
-  providerMsaId: bigint;
-  /** The user it was sent for (unset: the provider's own message). */
-  msaId?: bigint;
-  /** IPFS messages: the CID (text) and the file's length. */
-  cid?: string;
-  payloadLength?: number;
-  /** On-chain messages: the payload, hex. */
-  payload?: `0x${string}`;
-}
-
-/** The node's paging limits for message reads. */
-const MESSAGE_PAGE_SIZE = 10_000;
-const MESSAGE_BLOCK_RANGE = 50_000;
-
 export interface CapacityInfo {
   remaining: bigint;
   totalIssued: bigint;
   totalStaked: bigint;
   lastReplenishedEpoch: number;
 }
-
-const toNumber = (value: { toNumber(): number }) => value.toNumber();
-
-type ChainDelegation = {
-  providerId: { toBigInt(): bigint };
-  revokedAt: { toNumber(): number };
-  permissions: {
-    grantedId: { toNumber(): number };
-    revokedAt: { toNumber(): number };
-    explicitRevokedAt: { toNumber(): number };
-  }[];
-};
-
-const delegationOf = (value: ChainDelegation): Delegation => ({
-  providerId: value.providerId.toBigInt(),
-  revokedAt: value.revokedAt.toNumber(),
-  grants: value.permissions.map((grant) => ({
-    intentId: grant.grantedId.toNumber(),
-    revokedAt: grant.revokedAt.toNumber(),
-    explicitRevokedAt: grant.explicitRevokedAt.toNumber(),
-  })),
-});
 
 /** Where account state is read: storage and runtime APIs of the best block (the api) or of one block (`api.at`). */
 type StateView = Pick<ApiDecoration<'promise'>, 'query' | 'call'>;
@@ -187,78 +120,27 @@ export class ChainQueries {
   }
 
   async intentById(intentId: number): Promise<Intent | undefined> {
-    const response = await this.api.call.schemasRuntimeApi.getIntentById(intentId, true);
-    if (response.isNone) return undefined;
-    const value = response.unwrap();
-    const schemaIds = value.schemaIds.isSome ? value.schemaIds.unwrap().map(toNumber) : [];
-    return {
-      intentId: value.intentId.toNumber(),
-      payloadLocation: value.payloadLocation.toString(),
-      settings: value.settings.map(String),
-      schemaIds,
-      latestSchemaId: schemaIds.at(-1),
-    };
+    return intentById(this.api, intentId);
   }
 
   /** An intent by its "namespace.descriptor" name (case-insensitive), with its schemas. */
   async intentByName(name: string): Promise<Intent | undefined> {
-    const found = await this.api.call.schemasRuntimeApi.getRegisteredEntitiesByName(name);
-    const entity = found.isSome ? found.unwrap()[0]?.entityId : undefined;
-    if (!entity?.isIntent) return undefined;
-    return this.intentById(entity.asIntent.toNumber());
+    return intentByName(this.api, name);
   }
 
   async schema(schemaId: number): Promise<Schema | undefined> {
-    const response = await this.api.call.schemasRuntimeApi.getSchemaById(schemaId);
-    if (response.isNone) return undefined;
-    const value = response.unwrap();
-    return {
-      schemaId: value.schemaId.toNumber(),
-      intentId: value.intentId.toNumber(),
-      model: value.model.toU8a(true),
-      modelType: value.modelType.toString(),
-      payloadLocation: value.payloadLocation.toString(),
-      settings: value.settings.map(String),
-      status: value.status.toString(),
-    };
+    return schemaById(this.api, schemaId);
   }
 
-  /** Largest payload `messages.addOnchainMessage` stores, in bytes. */
   /**
    * The messages of an intent in blocks `fromBlock` up to but excluding `toBlock`, in order (block, index),
    * every page read. Ranges longer than the node allows are read in parts.
    */
   async messages(intentId: number, fromBlock: number, toBlock: number): Promise<ChainMessage[]> {
-    const found: ChainMessage[] = [];
-    let from = { block: fromBlock, index: 0 };
-    while (from.block < toBlock) {
-      const to = Math.min(toBlock, from.block + MESSAGE_BLOCK_RANGE);
-      const page = await this.api.rpc.messages.getByIntentId(intentId, {
-        from_block: from.block,
-        from_index: from.index,
-        to_block: to,
-        page_size: MESSAGE_PAGE_SIZE,
-      });
-      for (const message of page.content) {
-        found.push({
-          blockNumber: message.block_number.toNumber(),
-          index: message.index.toNumber(),
-          schemaId: message.schema_id.toNumber(),
-          providerMsaId: message.provider_msa_id.toBigInt(),
-          ...(message.msa_id.isSome ? { msaId: message.msa_id.unwrap().toBigInt() } : {}),
-          ...(message.cid.isSome ? { cid: new TextDecoder().decode(message.cid.unwrap().toU8a(true)) } : {}),
-          ...(message.payload_length.isSome ? { payloadLength: message.payload_length.unwrap().toNumber() } : {}),
-          ...(message.payload.isSome ? { payload: message.payload.unwrap().toHex() } : {}),
-        });
-      }
-      from =
-        page.has_next.isTrue && page.next_block.isSome
-          ? { block: page.next_block.unwrap().toNumber(), index: page.next_index.unwrapOr(0).toNumber() }
-          : { block: to, index: 0 };
-    }
-    return found;
+    return messagesOf(this.api, intentId, fromBlock, toBlock);
   }
 
+  /** Largest payload `messages.addOnchainMessage` stores, in bytes. */
   maxMessagePayloadBytes(): number {
     return this.api.consts.messages.messagesMaxPayloadSizeBytes.toNumber();
   }

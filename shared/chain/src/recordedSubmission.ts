@@ -1,7 +1,12 @@
 import type { RunClaim } from '@frequency-gateway/platform';
 import { SubmissionError } from './transactionErrors.js';
 import type { BeforeSubmit, SignedTransaction } from './submitter.js';
-import { RecordTooLateError, TransactionSettledError, type RecordWrite, type TransactionTracker } from './tracker.js';
+import {
+  RecordTooLateError,
+  TransactionSettledError,
+  type RecordWrite,
+  type TransactionTracker,
+} from './tracker/index.js';
 
 /** How a transaction is recorded, and forgotten again if the node refuses it. */
 export interface Recording {

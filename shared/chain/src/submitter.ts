@@ -5,6 +5,7 @@ import { inSpan, SpanKind, StaleRunError } from '@frequency-gateway/platform';
 import { alreadyImported, SubmissionError, submissionError } from './transactionErrors.js';
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
+import { ChainTiming } from './timing.js';
 
 /** A signed transaction, known before it reaches the node. */
 export interface SignedTransaction {
@@ -17,8 +18,8 @@ export interface SignedTransaction {
 }
 
 export interface SubmitterOptions {
-  /** Mortal era length in blocks (polkadot-js rounds it to a power of two). Default 64. */
-  eraPeriod?: number;
+  /** The timing contract (default ChainTiming.DEFAULT): its `eraPeriod` is each transaction's mortal era, in blocks. */
+  timing?: ChainTiming;
   /** Attempts after nonce conflicts (with a resynced nonce) before giving up. Default 3. */
   attempts?: number;
 }
@@ -64,7 +65,7 @@ export class CapacitySubmitter {
     const header = await this.api.rpc.chain.getHeader(finalized);
     const era = this.api.createType('ExtrinsicEra', {
       current: header.number.toNumber(),
-      period: this.options.eraPeriod ?? 64,
+      period: (this.options.timing ?? ChainTiming.DEFAULT).eraPeriod,
     });
     const used = nonce ?? (await this.nonces.reserve());
     await tx.signAsync(this.key.address, { signer: this.key.signer, nonce: used, era, blockHash: finalized });

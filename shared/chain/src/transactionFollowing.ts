@@ -1,7 +1,7 @@
 import type { ComponentRuntime, Logger } from '@frequency-gateway/platform';
 import type { CapacityMonitor } from './capacity.js';
 import type { ChainConnection } from './connection.js';
-import type { TransactionTracker } from './tracker.js';
+import type { TransactionTracker } from './tracker/index.js';
 
 export interface FollowOptions {
   connection: ChainConnection;

@@ -5,6 +5,7 @@ import type { ExtrinsicPayload } from '@polkadot/types/interfaces';
 import type { Signer, SignerResult } from '@polkadot/types/types';
 import { compactAddLength, hexToU8a, isHex, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
+import { ChainTiming } from './timing.js';
 import { alreadyImported, submissionError } from './transactionErrors.js';
 import { signatureReadings, verifyExactly, type UserSignature } from './signatures/verify.js';
 import type { BeforeSubmit, SignedTransaction } from './submitter.js';
@@ -53,7 +54,8 @@ const SIGNATURE_PLACEHOLDER = u8aToHex(new Uint8Array(65).fill(1));
 export class UserTransactions {
   constructor(
     private readonly api: ApiPromise,
-    private readonly options: { eraPeriod?: number } = {},
+    /** The timing contract (default ChainTiming.DEFAULT): its `eraPeriod` is the era of a prepared transaction. */
+    private readonly options: { timing?: ChainTiming } = {},
   ) {}
 
   private extrinsicOf(call: UserCall): SubmittableExtrinsic<'promise'> {
@@ -89,7 +91,7 @@ export class UserTransactions {
     ]);
     const era = api.createType('ExtrinsicEra', {
       current: header.number.toNumber(),
-      period: this.options.eraPeriod ?? 64,
+      period: (this.options.timing ?? ChainTiming.DEFAULT).eraPeriod,
     });
     let payloadToSign: `0x${string}` | undefined;
     // polkadot-js builds the payload (every signed extension included) and hands it to the signer: keep it.

@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import {
+  ChainTiming,
   NonceManager,
   ProviderIdentityError,
   TransactionTracker,
@@ -170,7 +171,8 @@ describe('nonce reservations shared through Redis', () => {
   }, 60_000);
 
   it('refills a nonce that was reserved but never submitted, once the chain stands still behind it', async () => {
-    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', gapTimeoutMs: 200 });
+    const timing = new ChainTiming({ recordWithinMs: 50, submissionMs: 50, resubmitAfterMs: 150, gapRefillMs: 200 });
+    const manager = new NonceManager(redis(), chain.api, key.address, { prefix: 'test-b', timing });
     await manager.resync();
     const lost = await manager.reserve();
     // Reserved ahead of the chain's next index: the gap watch starts.
@@ -181,7 +183,7 @@ describe('nonce reservations shared through Redis', () => {
     // reserve() that looked sooner would hand out another nonce), counted from the watch's own start.
     const watch = `test-b:nonce-gap:${key.address}`;
     await waitUntil(
-      async () => Date.now() - Number((await redis().hget(watch, 'since')) ?? Date.now()) > 200,
+      async () => Date.now() - Number((await redis().hget(watch, 'since')) ?? Date.now()) > timing.gapRefillMs,
       5_000,
       'the gap standing still for longer than its timeout',
     );

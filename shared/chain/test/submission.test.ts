@@ -5,6 +5,7 @@ import { waitUntil } from '@frequency-gateway/devstack';
 import { Registry } from 'prom-client';
 import {
   CapacitySubmitter,
+  ChainTiming,
   NonceManager,
   RecordTooLateError,
   ScanPositionMovedError,
@@ -21,6 +22,15 @@ import {
 import { startTestStack, tick, type TestStack } from './support/stack.js';
 
 const CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
+/** A fast contract for the tests: 4-block eras (on 1 s blocks), a record deadline of 1 s, resubmission at 1.5 s. */
+const FAST = new ChainTiming({
+  recordWithinMs: 1_000,
+  submissionMs: 400,
+  resubmitAfterMs: 1_500,
+  gapRefillMs: 2_000,
+  eraPeriod: 4,
+  blockTimeMs: 1_000,
+});
 
 describe('capacity submission and transaction tracking', () => {
   let stack: TestStack;
@@ -40,11 +50,11 @@ describe('capacity submission and transaction tracking', () => {
       .filter((value) => result === undefined || value.labels.result === result)
       .reduce((sum, value) => sum + value.value, 0);
   const ipfsMessage = (schemaId = 17) => chain.api.tx.messages.addIpfsMessage(schemaId, CID, 100).method as Call;
-  /** A submitter of `seed`'s key, counting its nonces under `prefix`, on 4-block eras. */
-  const submitterOf = async (seed: string, prefix: string) => {
+  /** A submitter of `seed`'s key, counting its nonces under `prefix`, on the eras of `timing` (4 blocks). */
+  const submitterOf = async (seed: string, prefix: string, timing = FAST) => {
     const key = await loadProviderKey(seed);
     const nonces = new NonceManager(redis(), chain.api, key.address, { prefix });
-    return new CapacitySubmitter(chain.api, key, nonces, { eraPeriod: 4 });
+    return new CapacitySubmitter(chain.api, key, nonces, { timing });
   };
   beforeAll(async () => {
     stack = await startTestStack();
@@ -53,6 +63,14 @@ describe('capacity submission and transaction tracking', () => {
   });
   afterAll(async () => stack?.close());
   beforeEach(() => (outcomes.length = 0));
+
+  it("signs with the timing contract's era: 4 blocks here, 64 by default", async () => {
+    // Signed, never submitted: under prefixes of their own, so that no nonce of the other tests is skipped.
+    const fast = await (await submitterOf('//Alice', 'era-fast')).sign([ipfsMessage()]);
+    expect(fast.death - fast.birth).toBe(FAST.eraPeriod);
+    const usual = await (await submitterOf('//Alice', 'era-default', ChainTiming.DEFAULT)).sign([ipfsMessage()]);
+    expect(usual.death - usual.birth).toBe(64);
+  });
 
   it('reads the batch maximum from the chain and never packs more', async () => {
     expect(submitter.maxBatch).toBe(10);
@@ -134,7 +152,7 @@ describe('capacity submission and transaction tracking', () => {
 
   it('submits again a recorded transaction its submitter let go of, once it is old enough, and only then', async () => {
     const metrics = new Registry();
-    const scanner = tracker('gw', { recordWithinMs: 1_000, resubmitAfterMs: 1_500, metrics });
+    const scanner = tracker('gw', { timing: FAST, metrics });
     const signed = await submitter.sign([ipfsMessage()]);
     await scanner.record(signed, ['publish:8']);
     // The submitter died here, before submitting. While it might still be at work, the scan leaves it alone.
@@ -154,7 +172,8 @@ describe('capacity submission and transaction tracking', () => {
 
   it('leaves a recorded transaction whose nonce another one took to expire, never submitting it again', async () => {
     const metrics = new Registry();
-    const scanner = tracker('taken', { recordWithinMs: 200, resubmitAfterMs: 300, metrics });
+    const timing = new ChainTiming({ recordWithinMs: 200, submissionMs: 50, resubmitAfterMs: 300, gapRefillMs: 400 });
+    const scanner = tracker('taken', { timing, metrics });
     // Recorded and never submitted; then its nonce goes to another transaction (a refilled gap), which lands.
     const abandoned = await submitter.sign([ipfsMessage()]);
     const recordedAt = Date.now();
@@ -162,7 +181,11 @@ describe('capacity submission and transaction tracking', () => {
     const other = await (await submitterOf('//Alice', 'taken')).submit([ipfsMessage()]);
     expect(other.nonce).toBe(abandoned.nonce);
     // Old enough to be submitted again, but the node counts its nonce as taken: the scan leaves it alone.
-    await waitUntil(async () => Date.now() - recordedAt > 300, 5_000, 'the record to age past resubmitAfterMs');
+    await waitUntil(
+      async () => Date.now() - recordedAt > timing.resubmitAfterMs,
+      5_000,
+      'the record to age past resubmitAfterMs',
+    );
     await scanner.scanOnce();
     expect(await resubmitted(metrics)).toBe(0);
     await tick(chain, abandoned.death - (await chain.api.rpc.chain.getHeader()).number.toNumber() + 1);
@@ -171,7 +194,13 @@ describe('capacity submission and transaction tracking', () => {
   });
 
   it('refuses to let a record held back past its deadline be submitted, and keeps it for the scan', async () => {
-    const scanner = tracker('late', { recordWithinMs: 200, resubmitAfterMs: 1_000 });
+    const timing = new ChainTiming({
+      recordWithinMs: 200,
+      submissionMs: 100,
+      resubmitAfterMs: 1_000,
+      gapRefillMs: 1_500,
+    });
+    const scanner = tracker('late', { timing });
     const signed = await submitter.sign([ipfsMessage()]);
     // Redis holds every write back for 600 ms (as while a replica is promoted): the write lands, too late.
     await redis().call('CLIENT', 'PAUSE', '600', 'WRITE');

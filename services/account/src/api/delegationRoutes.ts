@@ -1,4 +1,4 @@
-import { fromChain, type ChainQueries, msaIdText, type Delegation } from '@frequency-gateway/chain';
+import { ChainTiming, fromChain, type ChainQueries, msaIdText, type Delegation } from '@frequency-gateway/chain';
 import { badRequest, defineRoute, notFound, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { accountIdParam } from './accountRoutes.js';
@@ -149,8 +149,7 @@ function revocationRoutes(
       path: '/v3/delegations/revokeDelegation/{accountId}/{providerId}',
       operationId: 'DelegationsControllerV3_getRevokeDelegationPayload_v3',
       summary: 'The transaction a user signs to revoke their delegation to a provider',
-      description:
-        'msa.revokeDelegationByDelegator(providerId) for the account, with its next nonce and an era of 64 blocks from the finalized head. The user signs `payloadToSign` (signRaw) with their key and POSTs it to /v3/delegations/revokeDelegation before the era ends.',
+      description: `msa.revokeDelegationByDelegator(providerId) for the account, with its next nonce and an era of ${ChainTiming.DEFAULT.eraPeriod} blocks from the finalized head. The user signs \`payloadToSign\` (signRaw) with their key and POSTs it to /v3/delegations/revokeDelegation before the era ends.`,
       tags: ['delegations'],
       params: z.object({ accountId: accountIdParam, providerId: providerIdParam }),
       responses: {

@@ -1,4 +1,5 @@
 import {
+  ChainTiming,
   fromChain,
   UserTransactionError,
   UserTransactions,
@@ -24,9 +25,9 @@ const hex = (description: string) =>
 export const userTransactionPayload = {
   accountId: z.string().meta({ description: 'The account that signs, 32-byte hex' }),
   encodedExtrinsic: z.string().meta({ description: 'The unsigned extrinsic, hex' }),
-  payloadToSign: z
-    .string()
-    .meta({ description: 'The exact bytes to sign (as a wallet signRaw receives them), hex; valid for 64 blocks' }),
+  payloadToSign: z.string().meta({
+    description: `The exact bytes to sign (as a wallet signRaw receives them), hex; valid for ${ChainTiming.DEFAULT.eraPeriod} blocks`,
+  }),
 };
 
 /** The same transaction sent back signed. */
@@ -109,8 +110,7 @@ export function retirementRoutes(options: WriteRouteOptions): Route[] {
       path: '/v1/accounts/retireMsa/{accountId}',
       operationId: 'AccountsControllerV1_getRetireMsaPayload_v1',
       summary: 'The transaction a user signs to retire their MSA',
-      description:
-        'msa.retireMsa() for the account, with its next nonce and an era of 64 blocks from the finalized head. The user signs `payloadToSign` (signRaw) and POSTs it to /v1/accounts/retireMsa before the era ends. The chain retires only an MSA with one key, no handle and no active delegation, that is not a provider.',
+      description: `msa.retireMsa() for the account, with its next nonce and an era of ${ChainTiming.DEFAULT.eraPeriod} blocks from the finalized head. The user signs \`payloadToSign\` (signRaw) and POSTs it to /v1/accounts/retireMsa before the era ends. The chain retires only an MSA with one key, no handle and no active delegation, that is not a provider.`,
       tags: ['accounts'],
       params: z.object({ accountId: accountIdParam }),
       responses: {

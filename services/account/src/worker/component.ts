@@ -1,12 +1,14 @@
 import {
   CapacityPipeline,
   chainCheck,
+  chainTiming,
   openChain,
   signingChainVariables,
   submissionVariables,
   startWhenChainReady,
   type ChainConnection,
   type ChainPipeline,
+  type ChainTiming,
   type StartAttempt,
 } from '@frequency-gateway/chain';
 import {
@@ -61,9 +63,10 @@ async function startPipeline(
   attempt: StartAttempt,
   runtime: ComponentRuntime<WorkerConfig>,
   notifier: TransactionNotifier,
+  timing: ChainTiming,
 ): Promise<ChainPipeline> {
   const { config, logger, redis, queues, metrics } = runtime;
-  const chain = await CapacityPipeline.start(connection, runtime, 'account');
+  const chain = await CapacityPipeline.start(connection, runtime, 'account', timing);
   const status = accountRequests.store(redis, config.CACHE_KEY_PREFIX, config.REQUEST_STATUS_TTL_SECONDS);
   attempt.onFailure(() => status.close());
   const transactions = new AccountTransactions({
@@ -93,6 +96,7 @@ async function startPipeline(
       }
     }),
     {
+      ...chain.timing.jobLock,
       concurrency: config.TRANSACTION_CONCURRENCY,
       lastAttemptFailed: (job, error, { run }) =>
         transactions.refuse(job.data, (error as Error).message, transactions.claim(job.data.referenceId, run)),
@@ -120,13 +124,15 @@ export const accountWorker: ComponentDefinition<typeof accountWorkerConfig> = {
   portVariable: 'WORKER_API_PORT',
   setup: (runtime) => {
     const { config, readiness, logger, queues, metrics } = runtime;
+    // Refused here, at start, when the durations set break the timing contract.
+    const timing = chainTiming(config);
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger, metrics: runtime.metrics });
     readiness.add(chainCheck(chain));
     const notifier = startTransactionNotifier({ config, queues, logger, metrics, readiness });
     const relay = startIntakeRelay(runtime, accountRequests.intake);
 
     const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection, attempt) =>
-      startPipeline(connection, attempt, runtime, notifier),
+      startPipeline(connection, attempt, runtime, notifier, timing),
     );
 
     return {

@@ -1,6 +1,7 @@
 import {
   CapacityPipeline,
   chainCheck,
+  chainTiming,
   ChainQueries,
   openChain,
   SchemaDirectory,
@@ -9,6 +10,7 @@ import {
   submissionVariables,
   type ChainConnection,
   type ChainPipeline,
+  type ChainTiming,
   type StartAttempt,
 } from '@frequency-gateway/chain';
 import {
@@ -83,6 +85,7 @@ interface Shared {
   directory: SchemaDirectory;
   notifier: OutcomeNotifier;
   metrics: PublishingMetrics;
+  timing: ChainTiming;
 }
 
 const { request: REQUEST_QUEUE, batch: BATCH_QUEUE, publish: PUBLISH_QUEUE } = CONTENT_PUBLISHING_QUEUES;
@@ -97,10 +100,10 @@ async function startPipeline(
   attempt: StartAttempt,
   shared: Shared,
 ): Promise<ChainPipeline> {
-  const { runtime, store, directory, notifier, metrics } = shared;
+  const { runtime, store, directory, notifier, metrics, timing } = shared;
   const { config, logger, redis, queues } = runtime;
   const prefix = config.CACHE_KEY_PREFIX;
-  const chain = await CapacityPipeline.start(connection, runtime, 'content-publishing');
+  const chain = await CapacityPipeline.start(connection, runtime, 'content-publishing', timing);
 
   const status = contentRequests.store(redis, prefix, config.REQUEST_STATUS_TTL_SECONDS);
   attempt.onFailure(() => status.close());
@@ -180,6 +183,7 @@ async function startPipeline(
     PUBLISH_QUEUE,
     chain.processor((job, context) => publisher.process(job, context)),
     {
+      ...chain.timing.jobLock,
       concurrency: config.PUBLISH_CONCURRENCY,
       lastAttemptFailed: (job, error, context) => publisher.failed(job, error, context),
     },
@@ -208,6 +212,8 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
   portVariable: 'WORKER_API_PORT',
   setup: (runtime) => {
     const { config, readiness, logger, queues, metrics } = runtime;
+    // Refused here, at start, when the durations set break the timing contract.
+    const timing = chainTiming(config);
     const store = openContentStore(config);
     readiness.add(contentStoreCheck(store));
     const chain = openChain({ url: config.FREQUENCY_API_WS_URL, logger: runtime.logger, metrics: runtime.metrics });
@@ -220,7 +226,7 @@ export const contentPublishingWorker: ComponentDefinition<typeof contentPublishi
       startTransactionNotifier({ config, queues, logger, metrics, readiness }),
       config.PROVIDER_ID.toString(),
     );
-    const shared = { runtime, store, directory, notifier, metrics: publishingMetrics(metrics) };
+    const shared = { runtime, store, directory, notifier, metrics: publishingMetrics(metrics), timing };
 
     const pipeline = startWhenChainReady(chain, runtime, 'publisher', (connection, attempt) =>
       startPipeline(connection, attempt, shared),

@@ -59,6 +59,13 @@ export interface WorkerOptions<T = unknown, R = unknown> {
   /** BullMQ worker settings, e.g. a custom `backoffStrategy` for jobs with `backoff: {type: <custom>}`. */
   settings?: AdvancedOptions;
   /**
+   * BullMQ's job lock (ms): a run that has not renewed it for this long (renewed every half of it) counts as
+   * stalled, and its job is run again. Unset: BullMQ's (30 s).
+   */
+  lockDuration?: number;
+  /** How often BullMQ looks for jobs whose lock lapsed (ms). Unset: BullMQ's (30 s). */
+  stalledInterval?: number;
+  /**
    * With durability: whether a job's writes are confirmed on a replica before it completes (the default). Off for
    * jobs whose work leaves the process and writes nothing of its own (a webhook delivery): a failed confirmation
    * would only do that work again.
@@ -208,6 +215,8 @@ export class JobQueues {
         prefix: this.prefix,
         concurrency: options.concurrency ?? 1,
         ...(options.settings ? { settings: options.settings } : {}),
+        ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+        ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
       },
     );
     worker.on('error', (error) => this.reportError(error, { queue: name }, 'worker error'));
