@@ -2,7 +2,8 @@ import type { ApiPromise } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { Call } from '@polkadot/types/interfaces';
 import { inSpan, SpanKind, StaleRunError } from '@frequency-gateway/platform';
-import { alreadyImported, SubmissionError, submissionError } from './transactionErrors.js';
+import { SubmissionError } from './transactionErrors.js';
+import { sendSigned } from './sending.js';
 import type { NonceManager } from './nonces.js';
 import type { ProviderKey } from './provider.js';
 import { ChainTiming } from './timing.js';
@@ -80,15 +81,16 @@ export class CapacitySubmitter {
   }
 
   /**
-   * Uses up a reserved nonce whose transaction was signed and will not be submitted (a stale job run's: a later
-   * run of its job acts instead), with an empty capacity batch that does nothing, so that the provider's later
-   * transactions are not held back behind the gap until the nonce manager refills it. Best effort: a refusal
-   * (the nonce was used meanwhile) leaves it to the refill.
+   * Uses up a reserved nonce whose transaction was signed and will not be included (a stale job run's, which a
+   * later run of its job replaces; or one the pool refused for what it carries), with an empty capacity batch
+   * that does nothing, so that the provider's later transactions are not held back behind the gap until the
+   * nonce manager refills it. Best effort: a refusal (the nonce was used meanwhile, Capacity is short) leaves it
+   * to the refill.
    */
   async fill(nonce: number): Promise<void> {
     try {
       const filler = await this.signWith(this.api.tx.frequencyTxPayment.payWithCapacityBatchAll([]), nonce);
-      await this.api.rpc.author.submitExtrinsic(filler.extrinsic);
+      await sendSigned(this.api, filler.extrinsic);
     } catch {
       // Left to the nonce manager's gap refill.
     }
@@ -122,14 +124,19 @@ export class CapacitySubmitter {
         throw error;
       }
       try {
-        await this.api.rpc.author.submitExtrinsic(transaction.extrinsic);
+        await sendSigned(this.api, transaction.extrinsic);
         return transaction;
       } catch (error) {
-        const refused = submissionError(error);
-        // The pool has these very bytes (the tracker's scan submitted them again meanwhile): submitted.
-        if (alreadyImported(refused)) return transaction;
-        if (refused.kind !== 'nonceConflict' || attempt >= attempts) throw refused;
-        await this.nonces.resync();
+        const refused = error as SubmissionError;
+        if (refused.kind === 'nonceConflict' && attempt < attempts) {
+          await this.nonces.resync();
+          continue;
+        }
+        // Refused for what it carries (or its fees): its nonce stayed unused, and must not hold back the provider's
+        // next transactions behind a gap. A dropped connection leaves its fate unknown; a nonce conflict means the
+        // nonce is taken.
+        if (refused.kind !== 'rpc' && refused.kind !== 'nonceConflict') await this.fill(transaction.nonce);
+        throw refused;
       }
     }
   }

@@ -6,7 +6,7 @@ import type { Signer, SignerResult } from '@polkadot/types/types';
 import { compactAddLength, hexToU8a, isHex, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 import { ChainTiming } from './timing.js';
-import { alreadyImported, submissionError } from './transactionErrors.js';
+import { sendSigned } from './sending.js';
 import { signatureReadings, verifyExactly, type UserSignature } from './signatures/verify.js';
 import type { BeforeSubmit, SignedTransaction } from './submitter.js';
 
@@ -168,13 +168,7 @@ export class UserTransactions {
     const attributes = { 'chain.tx_hash': transaction.hash, 'chain.user_signed': true };
     return inSpan('chain submit', { kind: SpanKind.CLIENT, attributes }, async () => {
       await beforeSubmit?.(transaction);
-      try {
-        await this.api.rpc.author.submitExtrinsic(extrinsic);
-      } catch (error) {
-        const refused = submissionError(error);
-        // The pool has these very bytes (the tracker's scan submitted them again meanwhile): submitted.
-        if (!alreadyImported(refused)) throw refused;
-      }
+      await sendSigned(this.api, extrinsic);
       return transaction;
     });
   }

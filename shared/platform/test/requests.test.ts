@@ -2,7 +2,15 @@ import { PassThrough } from 'node:stream';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { createHttpApp, createLogger, createMetricsRegistry, listen, type RunningServer } from '../src/index.js';
+import {
+  createHttpApp,
+  createLogger,
+  createMetricsRegistry,
+  holdsClaim,
+  listen,
+  takeClaim,
+  type RunningServer,
+} from '../src/index.js';
 import {
   RequestStatusStore,
   canonicalJson,
@@ -93,6 +101,27 @@ describe('request status', () => {
     expect(record?.history.map((step) => step.state)).toEqual(['queued', 'batched', 'finalized']);
     expect(Date.parse(record!.createdAt)).toBeLessThanOrEqual(Date.parse(record!.updatedAt));
     expect(await redis.ttl('t:request:r1')).toBeGreaterThan(50);
+  });
+
+  it('changes nothing for a job run that lost its claim', async () => {
+    await store.create('r-claimed', { state: 'queued', kind: 'broadcast' });
+    const runA = { key: 't:claim:r-claimed', token: 'run-A' };
+    await takeClaim(redis, runA, 60);
+    expect(await holdsClaim(redis, runA)).toBe(true);
+    // A later run of the same job takes the claim (and a hash field serves as well as a key).
+    await takeClaim(redis, { ...runA, token: 'run-B' }, 60);
+    expect(await holdsClaim(redis, runA)).toBe(false);
+    expect(await store.update('r-claimed', 'failed', { error: 'stale' }, [runA])).toBe(false);
+    expect((await store.get('r-claimed'))?.state).toBe('queued');
+    expect(await store.update('r-claimed', 'submitted', {}, [{ ...runA, token: 'run-B' }])).toBe(true);
+    const field = { key: 't:publication:p', field: 'run', token: 'run-C' };
+    await takeClaim(redis, field, 60);
+    expect(await store.update('r-claimed', 'finalized', {}, [field])).toBe(true);
+    expect((await store.get('r-claimed'))?.history.map((step) => step.state)).toEqual([
+      'queued',
+      'submitted',
+      'finalized',
+    ]);
   });
 
   it('starts a failed request over when it is created again from a restartable state', async () => {

@@ -35,7 +35,7 @@ import { transactionNotifyWebhook } from '../notifications.js';
 import { ACCOUNT_QUEUES } from '../queues.js';
 import { accountRequests } from '../requests.js';
 import { version } from '../version.js';
-import { AccountTransactions, RefusedError } from './transactions.js';
+import { AccountTransactions } from './transactions.js';
 
 export const accountWorkerConfig = {
   ...commonVariables({ cacheKeyPrefix: 'account' }),
@@ -85,16 +85,7 @@ async function startPipeline(
 
   const publisher = queues.worker<TransactionJob, unknown>(
     ACCOUNT_QUEUES.transactionPublish,
-    chain.processor(async (job: Job<TransactionJob>, context) => {
-      try {
-        return await transactions.process(job, context);
-      } catch (error) {
-        // Refused for good: the request fails now, and the job ends (retrying cannot change the answer).
-        if (!(error instanceof RefusedError)) throw error;
-        await transactions.refuse(job.data, error.message, transactions.claim(job.data.referenceId, context.run));
-        return { refused: error.reason };
-      }
-    }),
+    chain.processor((job: Job<TransactionJob>, context) => transactions.run(job, context)),
     {
       ...chain.timing.jobLock,
       concurrency: config.TRANSACTION_CONCURRENCY,

@@ -96,7 +96,24 @@ export class AccountTransactions {
     return { key: `${this.options.prefix}:request:claim:${referenceId}`, token: run };
   }
 
-  /** The transactionPublish processor. */
+  /**
+   * The transactionPublish processor: `process`, and a request refused for good fails now, with its reason, and
+   * its job ends (retrying cannot change the answer).
+   */
+  async run(
+    job: Job<TransactionJob>,
+    context: Pick<JobContext, 'run'>,
+  ): Promise<Awaited<ReturnType<AccountTransactions['process']>> | { refused: string }> {
+    try {
+      return await this.process(job, context);
+    } catch (error) {
+      if (!(error instanceof RefusedError)) throw error;
+      await this.refuse(job.data, error.message, this.claim(job.data.referenceId, context.run));
+      return { refused: error.reason };
+    }
+  }
+
+  /** Submits a request's transaction (see `run`); throws RefusedError for a request refused for good. */
   async process(
     job: Job<TransactionJob>,
     { run }: Pick<JobContext, 'run'>,

@@ -1,7 +1,8 @@
 import type { ApiPromise } from '@polkadot/api';
 import { Counter, type Registry } from 'prom-client';
 import { ChainTiming } from '../timing.js';
-import { alreadyImported, submissionError } from '../transactionErrors.js';
+import { sendSigned } from '../sending.js';
+import type { SubmissionError } from '../transactionErrors.js';
 import type { PendingRecord, TrackerOptions } from './records.js';
 
 /**
@@ -72,12 +73,10 @@ export class Resubmission {
 
   private async submitAgain(signed: string): Promise<{ result: ResubmissionResult; reason?: string }> {
     try {
-      await this.api.rpc.author.submitExtrinsic(this.api.createType('Extrinsic', signed));
-      return { result: 'submitted' };
+      return { result: await sendSigned(this.api, this.api.createType('Extrinsic', signed)) };
     } catch (error) {
-      const refused = submissionError(error);
-      const result = refused.kind === 'rpc' ? 'unreachable' : alreadyImported(refused) ? 'known' : 'refused';
-      return { result, reason: refused.message };
+      const refused = error as SubmissionError;
+      return { result: refused.kind === 'rpc' ? 'unreachable' : 'refused', reason: refused.message };
     }
   }
 }
