@@ -4,11 +4,30 @@ import { waitUntil, type ServerProcess } from './processes.js';
 export interface StalledQueue {
   getJobs(types: 'active'[]): Promise<({ id?: string } | undefined)[]>;
   getJobState(jobId: string): Promise<string>;
+  close(): Promise<void>;
 }
 
 /** The queue's events: a BullMQ `QueueEvents` (structurally), listened to for 'stalled'. */
 export interface StalledQueueEvents {
   on(event: 'stalled', listener: (args: { jobId: string }) => void): unknown;
+  waitUntilReady(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+type QueueOptions = { connection: { url: string }; prefix: string };
+
+/** The BullMQ module (`import * as bullmq from 'bullmq'`): the workbench opens the queue with the caller's BullMQ. */
+export interface StalledQueueModule {
+  Queue: new (name: string, options: QueueOptions) => StalledQueue;
+  QueueEvents: new (name: string, options: QueueOptions) => StalledQueueEvents;
+}
+
+/** The queue whose jobs the frozen worker holds: its name, its Redis and its key prefix (`{prefix}:bull`). */
+export interface StalledQueueAddress {
+  bullmq: StalledQueueModule;
+  name: string;
+  redisUrl: string;
+  prefix: string;
 }
 
 /** How a worker was stalled: the jobs it held when frozen, found stalled and finished by another worker. */
@@ -31,9 +50,26 @@ export interface Stall {
  */
 export async function stallWorker(
   worker: ServerProcess,
+  address: StalledQueueAddress,
+  timeoutMs = 120_000,
+): Promise<Stall> {
+  const options = { connection: { url: address.redisUrl }, prefix: address.prefix };
+  const queue = new address.bullmq.Queue(address.name, options);
+  const events = new address.bullmq.QueueEvents(address.name, options);
+  try {
+    await events.waitUntilReady();
+    return await stallHolding(worker, queue, events, timeoutMs);
+  } finally {
+    await events.close();
+    await queue.close();
+  }
+}
+
+async function stallHolding(
+  worker: ServerProcess,
   queue: StalledQueue,
   events: StalledQueueEvents,
-  timeoutMs = 120_000,
+  timeoutMs: number,
 ): Promise<Stall> {
   const stalled = new Set<string>();
   events.on('stalled', ({ jobId }) => stalled.add(jobId));
@@ -71,4 +107,30 @@ export async function stallWorker(
       worker.resume();
     }
   }
+}
+
+/**
+ * The figures of a stall test, from the stall and the workers' log lines: how many runs learnt that a later run
+ * of their job took it over (the fence turned them away), and how many BullMQ refused to complete because their
+ * lock was gone.
+ */
+export function stallFigures(stall: Stall | undefined, workerLogs: string[]) {
+  return {
+    held: stall?.held.length,
+    frozenSeconds: (stall?.frozenMs ?? 0) / 1000,
+    freezeAttempts: stall?.attempts,
+    staleRuns: workerLogs.filter((line) => line.includes('a later run of this job took it over')).length,
+    lostLocks: workerLogs.filter((line) => line.includes('Missing lock')).length,
+  };
+}
+
+/** Webhook bodies by the `referenceId` they name, in order of arrival. */
+export function notificationsByReference(received: { body: unknown }[]): Map<string, Record<string, unknown>[]> {
+  const byReference = new Map<string, Record<string, unknown>[]>();
+  for (const { body } of received) {
+    const notification = body as Record<string, unknown>;
+    const referenceId = String(notification.referenceId);
+    byReference.set(referenceId, [...(byReference.get(referenceId) ?? []), notification]);
+  }
+  return byReference;
 }

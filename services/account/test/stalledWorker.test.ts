@@ -1,7 +1,13 @@
-import { stallWorker, waitUntil, type Stall } from '@frequency-gateway/devstack';
+import {
+  notificationsByReference,
+  stallFigures,
+  stallWorker,
+  waitUntil,
+  type Stall,
+} from '@frequency-gateway/devstack';
 import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { Queue, QueueEvents } from 'bullmq';
+import * as bullmq from 'bullmq';
 import { ACCOUNT_QUEUES } from '../src/index.js';
 import { KEYSPACE, startAccountStack, type AccountStack } from './support/stack.js';
 
@@ -25,85 +31,71 @@ test(`two workers, one frozen past its job lock while ${SIGN_UPS} sign-ups arriv
   const started = Date.now();
   const msaCount = async () => Number((await stack.chain.api.query.msa.currentMsaIdentifierMaximum()).toString());
   const msasBefore = await msaCount();
-  const connection = { url: stack.redis.url };
-  const prefix = `${KEYSPACE}:bull`;
-  const queue = new Queue(ACCOUNT_QUEUES.transactionPublish, { connection, prefix });
-  const events = new QueueEvents(ACCOUNT_QUEUES.transactionPublish, { connection, prefix });
-  await events.waitUntilReady();
-  try {
-    // The first worker is frozen while it holds sign-ups; the sign-ups go on arriving meanwhile.
-    let stall: Stall | undefined;
-    const stalling = stallWorker(stack.workers[0]!, queue, events, 150_000).then((done) => (stall = done));
-    // Awaited once the sign-ups are in; a failure meanwhile is not left unhandled.
-    stalling.catch(() => undefined);
-    const users: { user: SiwfUser; referenceId: string }[] = [];
-    const signUpOne = async () => {
-      const user = SiwfUser.create('sr25519');
-      // A proof window of 90 blocks (1 s each), within the chain's 100: it outlasts the freeze.
-      const finalized = (
-        await stack.chain.api.rpc.chain.getHeader(await stack.chain.api.rpc.chain.getFinalizedHead())
-      ).number.toNumber();
-      const response = await stack.signUpOf(user, { expiration: finalized + 90 });
-      const answer = await stack.call('POST', '/v2/accounts/siwf', {
-        authorizationPayload: encodeAuthorizationPayload(response),
-      });
-      expect(answer.status).toBe(200);
-      users.push({ user, referenceId: answer.body.signUpReferenceId as string });
-    };
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, lane) => {
-        for (let index = lane; index < SIGN_UPS; index += 8) await signUpOne();
-      }),
-    );
-    await stalling;
+  // The first worker is frozen while it holds sign-ups; the sign-ups go on arriving meanwhile.
+  let stall: Stall | undefined;
+  const stalling = stallWorker(
+    stack.workers[0]!,
+    { bullmq, name: ACCOUNT_QUEUES.transactionPublish, redisUrl: stack.redis.url, prefix: `${KEYSPACE}:bull` },
+    150_000,
+  ).then((done) => (stall = done));
+  // Awaited once the sign-ups are in; a failure meanwhile is not left unhandled.
+  stalling.catch(() => undefined);
+  const users: { user: SiwfUser; referenceId: string }[] = [];
+  const signUpOne = async () => {
+    const user = SiwfUser.create('sr25519');
+    // A proof window of 90 blocks (1 s each), within the chain's 100: it outlasts the freeze.
+    const finalized = (
+      await stack.chain.api.rpc.chain.getHeader(await stack.chain.api.rpc.chain.getFinalizedHead())
+    ).number.toNumber();
+    const response = await stack.signUpOf(user, { expiration: finalized + 90 });
+    const answer = await stack.call('POST', '/v2/accounts/siwf', {
+      authorizationPayload: encodeAuthorizationPayload(response),
+    });
+    expect(answer.status).toBe(200);
+    users.push({ user, referenceId: answer.body.signUpReferenceId as string });
+  };
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, lane) => {
+      for (let index = lane; index < SIGN_UPS; index += 8) await signUpOne();
+    }),
+  );
+  await stalling;
 
-    // Every request ends, and nothing is left that could notify again.
-    const ended = async () => {
-      for (const { referenceId } of users) {
-        const state = (await stack.call('GET', `/v1/requests/${referenceId}`)).body.state as string;
-        if (state !== 'finalized' && state !== 'failed') return false;
-      }
-      return true;
-    };
-    await waitUntil(ended, 120_000, 'every sign-up ended');
-    await waitUntil(stack.settled, 60_000, 'the queues and the transaction tracker settled');
-
-    const byReference = new Map<string, Record<string, unknown>[]>();
-    for (const delivery of stack.receiver.received) {
-      const body = delivery.body as Record<string, unknown>;
-      byReference.set(String(body.referenceId), [...(byReference.get(String(body.referenceId)) ?? []), body]);
+  // Every request ends, and nothing is left that could notify again.
+  const ended = async () => {
+    for (const { referenceId } of users) {
+      const state = (await stack.call('GET', `/v1/requests/${referenceId}`)).body.state as string;
+      if (state !== 'finalized' && state !== 'failed') return false;
     }
-    const twice = [...byReference].filter(([, bodies]) => bodies.length > 1);
-    expect(twice).toEqual([]);
-    const notSuccess = users.filter(({ referenceId }) => byReference.get(referenceId)?.[0]?.status !== 'SUCCESS');
-    expect(notSuccess.map(({ referenceId }) => [referenceId, byReference.get(referenceId)])).toEqual([]);
-    const states = await Promise.all(
-      users.map(async ({ referenceId }) => (await stack.call('GET', `/v1/requests/${referenceId}`)).body),
-    );
-    expect(states.filter((record) => record.state !== 'finalized')).toEqual([]);
+    return true;
+  };
+  await waitUntil(ended, 120_000, 'every sign-up ended');
+  await waitUntil(stack.settled, 60_000, 'the queues and the transaction tracker settled');
 
-    // One MSA per sign-up, each the one its user's key points to, named in its webhook.
-    expect((await msaCount()) - msasBefore).toBe(SIGN_UPS);
-    for (const { user, referenceId } of users) {
-      const msaId = (await stack.chain.api.query.msa.publicKeyToMsaId(user.accountId)).unwrap().toString();
-      expect(byReference.get(referenceId)![0]!.msaId).toBe(msaId);
-    }
-    const staleRuns = logs.filter((line) => line.includes('a later run of this job took it over')).length;
-    process.stdout.write(
-      `stalled worker figures (sign-ups): ${JSON.stringify({
-        seconds: (Date.now() - started) / 1000,
-        signUps: users.length,
-        finalized: states.length,
-        webhooks: stack.receiver.received.length,
-        msas: (await msaCount()) - msasBefore,
-        held: stall?.held.length,
-        frozenSeconds: (stall?.frozenMs ?? 0) / 1000,
-        freezeAttempts: stall?.attempts,
-        staleRuns,
-      })}\n`,
-    );
-  } finally {
-    await events.close();
-    await queue.close();
+  const byReference = notificationsByReference(stack.receiver.received);
+  const twice = [...byReference].filter(([, bodies]) => bodies.length > 1);
+  expect(twice).toEqual([]);
+  const notSuccess = users.filter(({ referenceId }) => byReference.get(referenceId)?.[0]?.status !== 'SUCCESS');
+  expect(notSuccess.map(({ referenceId }) => [referenceId, byReference.get(referenceId)])).toEqual([]);
+  const states = await Promise.all(
+    users.map(async ({ referenceId }) => (await stack.call('GET', `/v1/requests/${referenceId}`)).body),
+  );
+  expect(states.filter((record) => record.state !== 'finalized')).toEqual([]);
+
+  // One MSA per sign-up, each the one its user's key points to, named in its webhook.
+  expect((await msaCount()) - msasBefore).toBe(SIGN_UPS);
+  for (const { user, referenceId } of users) {
+    const msaId = (await stack.chain.api.query.msa.publicKeyToMsaId(user.accountId)).unwrap().toString();
+    expect(byReference.get(referenceId)![0]!.msaId).toBe(msaId);
   }
+  process.stdout.write(
+    `stalled worker figures (sign-ups): ${JSON.stringify({
+      seconds: (Date.now() - started) / 1000,
+      signUps: users.length,
+      finalized: states.filter((record) => record.state === 'finalized').length,
+      webhooks: stack.receiver.received.length,
+      msas: (await msaCount()) - msasBefore,
+      ...stallFigures(stall, logs),
+    })}\n`,
+  );
 }, 300_000);
