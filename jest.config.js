@@ -24,6 +24,8 @@ const swc = [
  */
 const SLOW_SUITES = [
   'services/account/test/signUpFaults.test.ts',
+  'services/account/test/stalledWorker.test.ts',
+  'services/content-publishing/test/stalledWorker.test.ts',
   'services/content-publishing/test/pipelineFaults.test.ts',
   'services/content-publishing/test/uploadProcess.test.ts',
   'e2e/test/faults.test.ts',

@@ -14,3 +14,4 @@ export * from './benchmarkResults.js';
 export * from './webhookReceiverProgram.js';
 export * from './holds.js';
 export * from './chainStack.js';
+export * from './stall.js';

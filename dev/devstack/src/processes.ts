@@ -20,8 +20,15 @@ export interface ServerProcess {
   /** Whether it is still running. */
   running(): boolean;
   exited: Promise<ProcessExit>;
-  /** SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves with how it exited. */
+  /**
+   * SIGTERM (a clean stop, the default) or SIGKILL (a crash); resolves with how it exited. A frozen process is
+   * continued after the signal, so that a stop always ends it.
+   */
   stop(signal?: NodeJS.Signals): Promise<ProcessExit>;
+  /** Freezes it (SIGSTOP): it runs nothing, its connections stay open, until `resume` (or `stop`). */
+  freeze(): void;
+  /** Lets a frozen process go on (SIGCONT); nothing when it is not frozen or has exited. */
+  resume(): void;
   /** The lines it wrote to stdout (its log) so far. */
   output(): string[];
   /** The same, each parsed as JSON (a line that is not JSON kept as {text}). */
@@ -102,8 +109,17 @@ export async function spawnServer(
     running: () => child.exitCode === null && child.signalCode === null,
     exited,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+        child.kill('SIGCONT');
+      }
       return exited;
+    },
+    freeze: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGSTOP');
+    },
+    resume: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
     },
     output: () => [...output],
     lines: () =>

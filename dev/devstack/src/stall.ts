@@ -1,0 +1,136 @@
+import { waitUntil, type ServerProcess } from './processes.js';
+
+/** What a stall reads of a job queue: a BullMQ `Queue` (structurally). */
+export interface StalledQueue {
+  getJobs(types: 'active'[]): Promise<({ id?: string } | undefined)[]>;
+  getJobState(jobId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The queue's events: a BullMQ `QueueEvents` (structurally), listened to for 'stalled'. */
+export interface StalledQueueEvents {
+  on(event: 'stalled', listener: (args: { jobId: string }) => void): unknown;
+  waitUntilReady(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+type QueueOptions = { connection: { url: string }; prefix: string };
+
+/** The BullMQ module (`import * as bullmq from 'bullmq'`): the workbench opens the queue with the caller's BullMQ. */
+export interface StalledQueueModule {
+  Queue: new (name: string, options: QueueOptions) => StalledQueue;
+  QueueEvents: new (name: string, options: QueueOptions) => StalledQueueEvents;
+}
+
+/** The queue whose jobs the frozen worker holds: its name, its Redis and its key prefix (`{prefix}:bull`). */
+export interface StalledQueueAddress {
+  bullmq: StalledQueueModule;
+  name: string;
+  redisUrl: string;
+  prefix: string;
+}
+
+/** How a worker was stalled: the jobs it held when frozen, found stalled and finished by another worker. */
+export interface Stall {
+  held: string[];
+  /** How long it stayed frozen. */
+  frozenMs: number;
+  /** Freezes tried: one that caught the worker holding no job of the queue was resumed at once and tried again. */
+  attempts: number;
+}
+
+/**
+ * Stalls `worker` the way a long GC pause or a frozen container does: freezes it (SIGSTOP) at a moment it holds
+ * active jobs of `queue`, keeps it frozen until BullMQ has found those jobs stalled (their lock lapsed) and another
+ * worker has run them to their end, then resumes it (SIGCONT), its runs of those jobs now stale.
+ *
+ * Which worker holds a job BullMQ does not say; a frozen worker's jobs stay active until found stalled, another
+ * worker's end. So a freeze that catches it holding none shows as every job active at the freeze ending without a
+ * stall: it is resumed and tried again once the queue has active jobs. The worker is resumed whatever happens.
+ */
+export async function stallWorker(
+  worker: ServerProcess,
+  address: StalledQueueAddress,
+  timeoutMs = 120_000,
+): Promise<Stall> {
+  const options = { connection: { url: address.redisUrl }, prefix: address.prefix };
+  const queue = new address.bullmq.Queue(address.name, options);
+  const events = new address.bullmq.QueueEvents(address.name, options);
+  try {
+    await events.waitUntilReady();
+    return await stallHolding(worker, queue, events, timeoutMs);
+  } finally {
+    await events.close();
+    await queue.close();
+  }
+}
+
+async function stallHolding(
+  worker: ServerProcess,
+  queue: StalledQueue,
+  events: StalledQueueEvents,
+  timeoutMs: number,
+): Promise<Stall> {
+  const stalled = new Set<string>();
+  events.on('stalled', ({ jobId }) => stalled.add(jobId));
+  const deadline = Date.now() + timeoutMs;
+  const left = () => Math.max(deadline - Date.now(), 1);
+  const activeIds = async () => (await queue.getJobs(['active'])).flatMap((job) => (job?.id ? [job.id] : []));
+  const ended = async (jobId: string) => ['completed', 'failed'].includes(await queue.getJobState(jobId));
+  for (let attempts = 1; ; attempts++) {
+    await waitUntil(async () => (await activeIds()).length > 0, left(), 'active jobs to freeze the worker on', 20);
+    worker.freeze();
+    const frozenAt = Date.now();
+    try {
+      const active = await activeIds();
+      const outcome = await waitUntil(
+        async () => {
+          const held = active.filter((jobId) => stalled.has(jobId));
+          if (held.length > 0) return held;
+          for (const jobId of active) if ((await queue.getJobState(jobId)) === 'active') return false;
+          return 'held none';
+        },
+        left(),
+        'the frozen worker’s jobs found stalled',
+        250,
+      );
+      if (outcome === 'held none') continue;
+      // Another worker took them over: they end while this one is still frozen.
+      await waitUntil(
+        async () => (await Promise.all(outcome.map(ended))).every(Boolean),
+        left(),
+        'another worker to end the jobs the frozen one held',
+        250,
+      );
+      return { held: outcome, frozenMs: Date.now() - frozenAt, attempts };
+    } finally {
+      worker.resume();
+    }
+  }
+}
+
+/**
+ * The figures of a stall test, from the stall and the workers' log lines: how many runs learnt that a later run
+ * of their job took it over (the fence turned them away), and how many BullMQ refused to complete because their
+ * lock was gone.
+ */
+export function stallFigures(stall: Stall | undefined, workerLogs: string[]) {
+  return {
+    held: stall?.held.length,
+    frozenSeconds: (stall?.frozenMs ?? 0) / 1000,
+    freezeAttempts: stall?.attempts,
+    staleRuns: workerLogs.filter((line) => line.includes('a later run of this job took it over')).length,
+    lostLocks: workerLogs.filter((line) => line.includes('Missing lock')).length,
+  };
+}
+
+/** Webhook bodies by the `referenceId` they name, in order of arrival. */
+export function notificationsByReference(received: { body: unknown }[]): Map<string, Record<string, unknown>[]> {
+  const byReference = new Map<string, Record<string, unknown>[]>();
+  for (const { body } of received) {
+    const notification = body as Record<string, unknown>;
+    const referenceId = String(notification.referenceId);
+    byReference.set(referenceId, [...(byReference.get(referenceId) ?? []), notification]);
+  }
+  return byReference;
+}
