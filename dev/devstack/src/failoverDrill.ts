@@ -127,8 +127,11 @@ export interface PrimaryKilledUnderLoad<T> {
   answers: T[];
   /** When the primary was killed. */
   killedAt: number;
-  /** The primary's port before the kill, the ports of every primary killed, and the one the Sentinels named last. */
-  primary: { before: number; killed: number[]; after: number };
+  /**
+   * The primary's port before the kill, the ports of every primary killed and when each was killed (ms after the
+   * first kill), and the one the Sentinels named last.
+   */
+  primary: { before: number; killed: number[]; killedAfterMs: number[]; after: number };
   /** The readiness polls of the whole run, stopped once every component was ready again. */
   readiness: ReadinessWatch;
 }
@@ -151,10 +154,12 @@ export async function killPrimaryUnderLoad<T>(options: {
 }): Promise<PrimaryKilledUnderLoad<T>> {
   const { group } = options;
   const killed: number[] = [];
+  const killedAt: number[] = [];
   const kill = async (port: number) => {
     const primary = group.servers.find((server) => server.port === port);
     if (!primary) throw new Error(`no server of the group listens on the primary's port ${port}`);
     killed.push(port);
+    killedAt.push(Date.now());
     await primary.kill('SIGKILL');
   };
   /** The primary the Sentinels name once they no longer name a killed one. */
@@ -170,11 +175,9 @@ export async function killPrimaryUnderLoad<T>(options: {
   const readiness = watchReadiness(options.componentUrls);
   try {
     const before = await group.primaryPort();
-    let killedAt = 0;
     let promotedKilled: Promise<void> = Promise.resolve();
     const answers = await atSteadyRate(options.count, options.ratePerSecond, options.send, async (index) => {
       if (index !== options.killAfter) return;
-      killedAt = Date.now();
       await kill(before);
       // The later kills go on beside the requests, each as soon as the Sentinels named the next primary.
       promotedKilled = (async () => {
@@ -186,7 +189,9 @@ export async function killPrimaryUnderLoad<T>(options: {
     await promotedKilled;
     const after = await promoted();
     await waitAllReady(options.componentUrls, 90_000);
-    return { answers, killedAt, primary: { before, killed, after }, readiness };
+    const first = killedAt[0] ?? 0;
+    const killedAfterMs = killedAt.map((at) => at - first);
+    return { answers, killedAt: first, primary: { before, killed, killedAfterMs, after }, readiness };
   } finally {
     await readiness.stop();
   }
