@@ -127,8 +127,11 @@ export interface PrimaryKilledUnderLoad<T> {
   answers: T[];
   /** When the primary was killed. */
   killedAt: number;
-  /** The primary's port before the kill and the one the Sentinels named after it. */
-  primary: { before: number; after: number };
+  /**
+   * The primary's port before the kill, the ports of every primary killed and when each was killed (ms after the
+   * first kill), and the one the Sentinels named last.
+   */
+  primary: { before: number; killed: number[]; killedAfterMs: number[]; after: number };
   /** The readiness polls of the whole run, stopped once every component was ready again. */
   readiness: ReadinessWatch;
 }
@@ -136,7 +139,9 @@ export interface PrimaryKilledUnderLoad<T> {
 /**
  * The Redis failover drill: `count` requests sent at `ratePerSecond` (`send(index)`), the Sentinel group's
  * primary killed with -9 before the `killAfter`-th, the readiness of every component polled through the run.
- * Resolves once every answer came, the Sentinels named a new primary and every component is ready again.
+ * With `primaryKills` above 1, each replica the Sentinels promote is killed too, as soon as they name it, while the
+ * requests go on, until that many primaries were killed (the group needs a replica left after the last).
+ * Resolves once every answer came, the Sentinels named a primary still alive and every component is ready again.
  */
 export async function killPrimaryUnderLoad<T>(options: {
   group: LocalRedisSentinelGroup;
@@ -144,30 +149,49 @@ export async function killPrimaryUnderLoad<T>(options: {
   count: number;
   ratePerSecond: number;
   killAfter: number;
+  primaryKills?: number;
   send: (index: number) => Promise<T>;
 }): Promise<PrimaryKilledUnderLoad<T>> {
   const { group } = options;
+  const killed: number[] = [];
+  const killedAt: number[] = [];
+  const kill = async (port: number) => {
+    const primary = group.servers.find((server) => server.port === port);
+    if (!primary) throw new Error(`no server of the group listens on the primary's port ${port}`);
+    killed.push(port);
+    killedAt.push(Date.now());
+    await primary.kill('SIGKILL');
+  };
+  /** The primary the Sentinels name once they no longer name a killed one. */
+  const promoted = () =>
+    waitUntil(
+      async () => {
+        const port = await group.primaryPort();
+        return !killed.includes(port) && port;
+      },
+      90_000,
+      `the Sentinels to name a primary other than ${killed.join(', ')}`,
+    );
   const readiness = watchReadiness(options.componentUrls);
   try {
     const before = await group.primaryPort();
-    let killedAt = 0;
+    let promotedKilled: Promise<void> = Promise.resolve();
     const answers = await atSteadyRate(options.count, options.ratePerSecond, options.send, async (index) => {
       if (index !== options.killAfter) return;
-      killedAt = Date.now();
-      const primary = group.servers.find((server) => server.port === before);
-      if (!primary) throw new Error(`no server of the group listens on the primary's port ${before}`);
-      await primary.kill('SIGKILL');
+      await kill(before);
+      // The later kills go on beside the requests, each as soon as the Sentinels named the next primary.
+      promotedKilled = (async () => {
+        while (killed.length < (options.primaryKills ?? 1)) await kill(await promoted());
+      })();
+      // Awaited once the requests are sent; a failure meanwhile is not an unhandled rejection.
+      promotedKilled.catch(() => undefined);
     });
-    const after = await waitUntil(
-      async () => {
-        const port = await group.primaryPort();
-        return port !== before && port;
-      },
-      60_000,
-      'the Sentinels to name a new primary',
-    );
-    await waitAllReady(options.componentUrls, 60_000);
-    return { answers, killedAt, primary: { before, after }, readiness };
+    await promotedKilled;
+    const after = await promoted();
+    await waitAllReady(options.componentUrls, 90_000);
+    const first = killedAt[0] ?? 0;
+    const killedAfterMs = killedAt.map((at) => at - first);
+    return { answers, killedAt: first, primary: { before, killed, killedAfterMs, after }, readiness };
   } finally {
     await readiness.stop();
   }

@@ -2,7 +2,10 @@ import { startRedisCluster, type LocalRedisCluster } from './redisCluster.js';
 import { startRedisSentinelGroup, type LocalRedisSentinelGroup } from './redisSentinel.js';
 import { startRedisServer, type LocalRedis, type RedisServerOptions } from './redisServer.js';
 
-/** One redis-server, a 3-primary Redis Cluster, or a primary with 2 replicas and 3 Sentinels. */
+/**
+ * One redis-server, a 3-primary Redis Cluster, or a primary with 4 replicas and 3 Sentinels (enough replicas for a
+ * failover drill that kills the primary, then two primaries in a row, on one group).
+ */
 export type RedisBackingMode = 'single' | 'cluster' | 'sentinel';
 
 /** The Redis a test stack's components share, in one of the modes the gateway runs on. */
@@ -35,7 +38,7 @@ export async function startRedisBacking(
     };
   }
   if (mode === 'sentinel') {
-    const sentinel = await startRedisSentinelGroup();
+    const sentinel = await startRedisSentinelGroup({ replicas: 4 });
     const redis = sentinel.servers[0] as LocalRedis;
     return {
       redis,

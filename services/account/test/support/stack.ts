@@ -80,7 +80,7 @@ export interface StackOptions {
   workerLogs?: string[];
   /**
    * A single redis-server (the default), a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES,
-   * or a primary with 2 replicas and 3 Sentinels they reach by REDIS_SENTINELS.
+   * or a primary with 4 replicas and 3 Sentinels they reach by REDIS_SENTINELS.
    */
   redis?: RedisBackingMode;
 }
