@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
-import { type BenchmarkFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
+import { dsnpUsers, type BenchmarkFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
 import { GatewayClient, LOGIN_URI } from '../src/clients/gatewayClient.js';
 import { startLocalGateway } from '@frequency-gateway/devstack/gateway';
 
@@ -132,7 +132,10 @@ const receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).por
 
 await cryptoWaitReady();
 const retention = String(RETENTION_SECONDS);
+// The broadcasts come from 50 users (MSA 2–51) who delegated their DSNP content to the provider.
+const SENDERS = 50;
 const gateway = await startLocalGateway({
+  genesis: dsnpUsers(SENDERS),
   sealing: 'interval',
   blockTimeMs: BLOCK_MS,
   finalityLag: 1,
@@ -257,7 +260,7 @@ try {
   const saturationEnd = performance.now() + SATURATION_SECONDS * 1000;
   await Promise.all(
     Array.from({ length: 64 }, async (_, lane) => {
-      while (performance.now() < saturationEnd) if (await broadcast(1000 + (lane % 50))) saturated++;
+      while (performance.now() < saturationEnd) if (await broadcast(2 + (lane % SENDERS))) saturated++;
     }),
   );
   const saturation = saturated / SATURATION_SECONDS;
@@ -310,7 +313,7 @@ try {
       const window = Math.floor((at - soakStarted) / WINDOW_MS);
       sent++;
       inFlight++;
-      void broadcast(1000 + (sent % 50))
+      void broadcast(2 + (sent % SENDERS))
         .then(
           (referenceId) => {
             if (referenceId === undefined) counts.broadcastsRefused++;

@@ -20,7 +20,7 @@ import type { Delivery } from '../src/clients/receiver.js';
 /** Where the content watcher delivers announcements (registered in beforeAll). */
 const WATCHER_PATH = '/watcher/announcements';
 const ALL_TYPES = ['broadcast', 'reply', 'reaction', 'update', 'tombstone', 'profile'];
-const INTENTS = ['dsnp.broadcast', 'dsnp.reply', 'dsnp.reaction', 'dsnp.update', 'dsnp.tombstone'];
+const INTENTS = ['dsnp.broadcast', 'dsnp.reply', 'dsnp.reaction', 'dsnp.update', 'dsnp.tombstone', 'dsnp.profile'];
 
 let gateway: GatewayUnderTest | undefined;
 let client: GatewayClient | undefined;

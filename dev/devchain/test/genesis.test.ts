@@ -15,6 +15,7 @@ describe('extra genesis (--genesis)', () => {
       users: [
         { account: '//Dave', handle: 'dave', delegations: [{ provider: 2, intents: [2, 17] }] },
         { account: ETHEREUM_USER, balance: 5_000_000_000, handle: 'ethan' },
+        { account: '//Eve', delegations: [{ provider: 1, intents: ['dsnp.broadcast', 'dsnp.reaction'] }] },
       ],
     });
     c = await connect({ genesis });
@@ -34,6 +35,23 @@ describe('extra genesis (--genesis)', () => {
     const ethAccount = `${ETHEREUM_USER}${'ee'.repeat(12)}`;
     expect((await c.api.query.msa.publicKeyToMsaId(ethAccount)).unwrap().toNumber()).toBe(4);
     expect((await c.api.query.system.account(ethAccount)).data.free.toBigInt()).toBe(5_000_000_000n);
+  });
+
+  it('takes intents by name, resolved against the genesis intents', async () => {
+    const eve = (await c.api.query.msa.publicKeyToMsaId(c.pair('Eve').address)).unwrap().toNumber();
+    const granted = (await c.api.call.msaRuntimeApi.getDelegationForMsaAndProvider(eve, 1))
+      .unwrap()
+      .permissions.map((p) => p.grantedId.toNumber());
+    const idOf = async (name: string) => {
+      const [entry] = (await c.api.call.schemasRuntimeApi.getRegisteredEntitiesByName(name)).unwrap();
+      return entry!.entityId.asIntent.toNumber();
+    };
+    expect(granted.sort()).toEqual([await idOf('dsnp.broadcast'), await idOf('dsnp.reaction')].sort());
+    await expect(
+      parseExtraGenesis({ users: [{ account: '//Eve', delegations: [{ provider: 1, intents: ['dsnp.nothing'] }] }] })
+        .then((genesis) => connect({ genesis }))
+        .then((other) => other.close()),
+    ).rejects.toThrow('users.0: "dsnp.nothing" is not a registered intent');
   });
 
   it('names every problem of a bad document', async () => {

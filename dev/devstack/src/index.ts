@@ -15,3 +15,4 @@ export * from './webhookReceiverProgram.js';
 export * from './holds.js';
 export * from './chainStack.js';
 export * from './stall.js';
+export * from './dsnpUsers.js';

@@ -4,7 +4,7 @@
 // last finalization in block times (goal ≤ 3), and the transactions used, next to the chain-side limit (the
 // maximum calls per capacity batch × the messages a block can hold). Printed, and written to
 // docs/measurements/content-publishing-pipeline.json.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { ChainQueries, connectChain } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
 import {
   cpuSeconds,
+  dsnpUsers,
   startKubo,
   startRedisServer,
   writeBenchmarkResult,
@@ -40,8 +41,12 @@ const workerEnv = () =>
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)}${value}\n`);
 
 const folder = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
+// The broadcasts come from 50 users (MSA 2–51) who delegated their DSNP content to the provider.
+const SENDERS = 50;
+const genesisFile = join(folder, 'genesis.json');
+writeFileSync(genesisFile, JSON.stringify(dsnpUsers(SENDERS)));
 const [devchain, redis, kubo] = await Promise.all([
-  spawnDevchain({ sealing: 'interval', blockTimeMs: BLOCK_MS, finalityLag: 1 }),
+  spawnDevchain({ sealing: 'interval', blockTimeMs: BLOCK_MS, finalityLag: 1, genesisFile }),
   startRedisServer({ appendOnly: 'everysec' }),
   startKubo(),
 ]);
@@ -92,7 +97,7 @@ try {
     Array.from({ length: CONNECTIONS }, async () => {
       for (let index = next++; index < BROADCASTS; index = next++) {
         for (;;) {
-          const response = await fetch(`${api.url}/v1/content/${1000 + (index % 50)}/broadcast`, {
+          const response = await fetch(`${api.url}/v1/content/${2 + (index % SENDERS)}/broadcast`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ content: { content: `bench ${index}`, published: '2026-11-21T10:00:00Z' } }),

@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { startDevchain } from '@frequency-gateway/devchain';
+import { parseExtraGenesis, startDevchain } from '@frequency-gateway/devchain';
 import {
   cpuSeconds,
+  dsnpUsers,
   spawnServer,
   startRedisServer,
   waitUntil,
@@ -116,7 +117,8 @@ async function saturate(server: ServerProcess, seconds = INTAKE_SECONDS): Promis
 }
 
 const redis = await startRedisServer();
-const devchain = await startDevchain();
+// MSA 2, the broadcasts' user, has delegated its DSNP content to the provider.
+const devchain = await startDevchain({ genesis: await parseExtraGenesis(dsnpUsers(1)) });
 const apiDir = mkdtempSync(join(tmpdir(), 'bench-api-'));
 const directDir = mkdtempSync(join(tmpdir(), 'bench-direct-'));
 // The api as the image runs it (compiled JavaScript) when it has been built, else from its sources.

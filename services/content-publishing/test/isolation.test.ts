@@ -133,9 +133,9 @@ describe('isolation of requests: one that cannot be published fails alone, with 
     const [good, poison] = await Promise.all([
       Promise.all([
         post('/v1/content/2/broadcast', note('good broadcast')),
-        post(`/v1/content/${LARGEST}/broadcast`, note('from the largest id a file holds')),
+        older.accept('broadcast', LARGEST, note('from the largest id a file holds')),
         post('/v1/content/3/reaction', reaction()),
-        post(`/v1/content/${LARGEST}/reaction`, reaction({ apply: 2 })),
+        older.accept('reaction', LARGEST, reaction({ apply: 2 })),
         post('/v1/content/4/reply', { inReplyTo: target, content: { content: 'good reply', published: PUBLISHED } }),
         post('/v1/profile/5', { profile: { name: 'Five' } }, 'PUT'),
       ]),

@@ -1,11 +1,17 @@
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { AnnouncementType, writeBatch, parseParquetModel } from '@frequency-gateway/dsnp';
-import { callJson, jsonAnswerOf, startWebhookReceiver, type WebhookReceiver } from '@frequency-gateway/devstack';
+import {
+  callJson,
+  dsnpUsers,
+  jsonAnswerOf,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@frequency-gateway/devstack';
 import { dsnpHash } from '@frequency-gateway/storage';
 import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { batchRows, fromGateway, messagesOf, startPipeline, type PipelineStack } from './support/pipeline.js';
-import { form, png } from './support/stack.js';
+import { form, png, TEST_USERS } from './support/stack.js';
 
 const PUBLISHED = '2026-11-21T10:00:00.000Z';
 const SECRET = 'pipeline-webhook-secret-0123456789';
@@ -36,7 +42,7 @@ describe('publishing pipeline: api, worker, devchain, Redis and Kubo as separate
     receiver = await startWebhookReceiver();
     stack = await startPipeline({
       workerEnv: { WEBHOOK_BASE_URL: receiver.url, WEBHOOK_SECRET: SECRET, BATCH_MAX_COUNT: '100' },
-      genesis: { users: [{ account: '//Dave' }] },
+      genesis: { users: [...dsnpUsers(TEST_USERS).users, { account: '//Dave' }] },
     });
     queries = new ChainQueries(stack.chain.api);
     await createOnChainIntent(stack.chain.api, 'test.pipeline');

@@ -1,9 +1,10 @@
-import { callJson } from '@frequency-gateway/devstack';
+import { callJson, dsnpUsers } from '@frequency-gateway/devstack';
 import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
 import { Keyring } from '@polkadot/keyring';
 import { asAlice, createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { bestBlock, postBroadcasts, PUBLISHED, rowsOnChain } from './support/broadcasts.js';
 import { metric, startPipeline, waitUntil, type PipelineStack } from './support/pipeline.js';
+import { TEST_USERS } from './support/stack.js';
 
 describe('publishing pipeline under faults', () => {
   let stack: PipelineStack;
@@ -11,7 +12,7 @@ describe('publishing pipeline under faults', () => {
   beforeAll(async () => {
     stack = await startPipeline({
       workerEnv: { BATCH_MAX_COUNT: '200', BATCH_INTERVAL_SECONDS: '2' },
-      genesis: { users: [{ account: '//Dave' }] },
+      genesis: { users: [...dsnpUsers(TEST_USERS).users, { account: '//Dave' }] },
     });
   }, 180_000);
   afterAll(async () => stack?.stop());
@@ -19,7 +20,7 @@ describe('publishing pipeline under faults', () => {
   it('finalizes every request exactly once when the worker is killed (-9) mid-run and started again', async () => {
     const from = await bestBlock(stack);
     const ids = await postBroadcasts(stack, {
-      msaId: 101,
+      msaId: 2,
       count: 2000,
       label: 'kill',
       at: 600,
@@ -30,7 +31,7 @@ describe('publishing pipeline under faults', () => {
     });
     const records = await stack.settled(ids, 150_000);
     expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
-    const { rows, cids } = await rowsOnChain(stack, 101, from);
+    const { rows, cids } = await rowsOnChain(stack, 2, from);
     expect(rows).toHaveLength(2000);
     expect(new Set(rows.map((row) => row.contentHash)).size).toBe(2000);
     // No batch file was announced twice.
@@ -40,7 +41,7 @@ describe('publishing pipeline under faults', () => {
   it('loses nothing when Redis (append-only) restarts mid-run', async () => {
     const from = await bestBlock(stack);
     const ids = await postBroadcasts(stack, {
-      msaId: 102,
+      msaId: 3,
       count: 1000,
       label: 'redis',
       at: 300,
@@ -62,7 +63,7 @@ describe('publishing pipeline under faults', () => {
     });
     const records = await stack.settled(ids, 120_000);
     expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
-    const { rows } = await rowsOnChain(stack, 102, from);
+    const { rows } = await rowsOnChain(stack, 3, from);
     expect(rows).toHaveLength(1000);
     expect(new Set(rows.map((row) => row.contentHash)).size).toBe(1000);
   }, 180_000);
@@ -70,10 +71,10 @@ describe('publishing pipeline under faults', () => {
   it('with two worker replicas closes each batch once and never reuses a nonce', async () => {
     const second = await stack.startWorker();
     const from = await bestBlock(stack);
-    const ids = await postBroadcasts(stack, { msaId: 103, count: 2000, label: 'replicas' });
+    const ids = await postBroadcasts(stack, { msaId: 4, count: 2000, label: 'replicas' });
     const records = await stack.settled(ids, 120_000);
     expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
-    const { rows, cids } = await rowsOnChain(stack, 103, from);
+    const { rows, cids } = await rowsOnChain(stack, 4, from);
     expect(rows).toHaveLength(2000);
     expect(new Set(cids).size).toBe(cids.length);
     // Both replicas worked, and the node refused none of their transactions.
@@ -125,7 +126,7 @@ describe('publishing pipeline under faults', () => {
     // Any spending reaches this limit: after one transaction the service waits for the next epoch.
     const worker = await stack.startWorker({ CAPACITY_LIMIT: '{"type":"amount","value":1}' });
     const epoch = async () => (await api.query.capacity.currentEpoch()).toNumber();
-    const [first] = await postBroadcasts(stack, { msaId: 104, count: 1, label: 'capacity first' });
+    const [first] = await postBroadcasts(stack, { msaId: 5, count: 1, label: 'capacity first' });
     const [firstRecord] = await stack.settled([first!], 60_000);
     expect(firstRecord!.state).toBe('finalized');
     const spentIn = await epoch();
@@ -143,7 +144,7 @@ describe('publishing pipeline under faults', () => {
     );
     expect(await metric(worker.url, 'gateway_capacity_paused')).toBe(1);
 
-    const [second] = await postBroadcasts(stack, { msaId: 104, count: 1, label: 'capacity second' });
+    const [second] = await postBroadcasts(stack, { msaId: 5, count: 1, label: 'capacity second' });
     // It is batched, but not submitted while the epoch lasts.
     await waitUntil(async () => (await stack.request(second!))?.state === 'batched', 20_000, 'second batched');
     if ((await epoch()) === spentIn) expect((await stack.request(second!))!.state).toBe('batched');

@@ -14,7 +14,7 @@ import { startPipeline, waitUntil, type PipelineStack } from './support/pipeline
 
 const BROADCASTS = 2000;
 const QUEUE_PREFIX = `${redisKeyspace('pipeline')}:bull`;
-const MSA_ID = 105;
+const MSA_ID = 2;
 /** The shortest lock the timing contract allows (twice the 10 s record deadline), looked for stalls every 5 s. */
 const LOCK = { SIGNING_JOB_LOCK_MS: '20000', SIGNING_JOB_STALLED_CHECK_MS: '5000' };
 

@@ -76,6 +76,7 @@ export {
 export { connectAsProvider, type ProviderChain } from './providerChain.js';
 export { messageCalls, accountCalls, type AccountCall } from './calls.js';
 export { SchemaDirectory } from './directory.js';
+export { DelegationGate, type DelegationRefusal } from './delegationGate.js';
 export { fromChain, chainUnreachable } from './unreachable.js';
 export {
   startWhenChainReady,

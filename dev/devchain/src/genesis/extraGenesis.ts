@@ -8,6 +8,8 @@ import { stake, type CapacityConstants } from '../pallets/capacity/index.js';
 import { claimHandle, type HandlesLimits } from '../pallets/handles/index.js';
 import { createMsa, isProvider, registerProvider } from '../pallets/msa/accounts.js';
 import { addDelegation } from '../pallets/msa/delegations.js';
+import { nameKey } from '../pallets/schemas/info.js';
+import { parseSchemaName } from '../pallets/schemas/names.js';
 import type { AccountHex, BlockHookContext, PalletRuntime } from '../runtime/context.js';
 import { ModuleError } from '../runtime/errors.js';
 
@@ -42,7 +44,11 @@ const schema = z
             delegations: z
               .array(
                 z
-                  .object({ provider: z.number().int().positive(), intents: z.array(z.number().int().positive()) })
+                  .object({
+                    provider: z.number().int().positive(),
+                    /** Intent ids, or names such as "dsnp.broadcast" (resolved against the genesis intents). */
+                    intents: z.array(z.union([z.number().int().positive(), z.string().min(1)])),
+                  })
                   .strict(),
               )
               .default([]),
@@ -62,7 +68,7 @@ export interface ResolvedAccount {
 
 export interface ExtraGenesis {
   providers: (ResolvedAccount & { name: string; stake?: bigint })[];
-  users: (ResolvedAccount & { handle?: string; delegations: { provider: number; intents: number[] }[] })[];
+  users: (ResolvedAccount & { handle?: string; delegations: { provider: number; intents: (number | string)[] }[] })[];
 }
 
 export class GenesisFileError extends Error {
@@ -117,6 +123,21 @@ export async function readExtraGenesis(path: string): Promise<ExtraGenesis> {
   return parseExtraGenesis(document);
 }
 
+/** An intent id as given, or the id of the intent registered under a name. */
+function intentIdOf(context: BlockHookContext, intent: number | string, path: string): number {
+  if (typeof intent === 'number') return intent;
+  const { namespace, descriptor } = parseSchemaName(stringToU8a(intent), true);
+  const key = nameKey(namespace, descriptor as string);
+  const entity = context.storage.has(context.state, 'Schemas', 'NameToMappedEntityIds', ...key)
+    ? (context.storage.get(context.state, 'Schemas', 'NameToMappedEntityIds', ...key) as unknown as {
+        isIntent: boolean;
+        asIntent: { toNumber(): number };
+      })
+    : undefined;
+  if (!entity?.isIntent) throw new GenesisFileError([`${path}: "${intent}" is not a registered intent`]);
+  return entity.asIntent.toNumber();
+}
+
 export interface ExtraGenesisConfig {
   maxKeys: number;
   maxGrantsPerDelegation: number;
@@ -160,7 +181,8 @@ export function extraGenesis(extra: ExtraGenesis, config: ExtraGenesisConfig): P
           for (const delegation of user.delegations) {
             if (!isProvider(context, delegation.provider))
               throw new GenesisFileError([`users.${i}: MSA ${delegation.provider} is not a registered provider`]);
-            addDelegation(context, msaId, delegation.provider, delegation.intents, config.maxGrantsPerDelegation);
+            const intents = delegation.intents.map((intent) => intentIdOf(context, intent, `users.${i}`));
+            addDelegation(context, msaId, delegation.provider, intents, config.maxGrantsPerDelegation);
           }
           if (user.handle) claimHandle(context, config.handles, msaId, stringToU8a(user.handle), 0);
         }),

@@ -14,7 +14,7 @@ import {
 import { contentStoreCheck, openContentStore, storageVariables } from '@frequency-gateway/storage';
 import { DEFAULT_WEBHOOK_QUEUE } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
-import { SchemaDirectory } from '@frequency-gateway/chain';
+import { DelegationGate, SchemaDirectory } from '@frequency-gateway/chain';
 import { CONTENT_PUBLISHING_JOB_OPTIONS, jobOptionsOf } from '../queues.js';
 import { contentRequests, requestStatusVariables } from '../requests.js';
 import { version } from '../version.js';
@@ -53,6 +53,8 @@ export const contentPublishingApiConfig = {
 
 /** How long a route waits for a chain that is still connecting before answering 503. */
 const CHAIN_WAIT_MS = 5_000;
+/** How long a user's delegation of an intent, once seen, is taken as granted (a revocation counts within it). */
+const DELEGATION_TTL_MS = 60_000;
 
 export const contentPublishingApi: ComponentDefinition<typeof contentPublishingApiConfig> = {
   name: 'content-publishing-api',
@@ -82,6 +84,7 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
       ...intakeDurability(config),
     });
     const directory = new SchemaDirectory(chain, { readyTimeoutMs: CHAIN_WAIT_MS, intentTtlMs: 60_000 });
+    const gate = new DelegationGate(directory, config.PROVIDER_ID, { ttlMs: DELEGATION_TTL_MS });
     const catalog = new AssetCatalog(redis, config.CACHE_KEY_PREFIX);
     const uploads = new Uploads(store, catalog, {
       maxFileBytes: config.FILE_UPLOAD_MAX_SIZE_IN_BYTES,
@@ -92,9 +95,9 @@ export const contentPublishingApi: ComponentDefinition<typeof contentPublishingA
 
     const routes = [
       ...assetRoutes(uploads),
-      ...contentRoutes(intake, catalog),
+      ...contentRoutes(intake, catalog, gate),
       ...batchRoutes(intake, directory, uploads),
-      ...onChainRoutes(intake, directory, config.PROVIDER_ID),
+      ...onChainRoutes(intake, directory, gate),
       ...requestStatusRoutes({ store: status, recordSchema: contentRequests.recordSchema, signal: shutdown.signal }),
       ...(config.ENVIRONMENT === 'dev' ? devRoutes({ intake, queues, redis, stream }) : []),
     ];

@@ -1,3 +1,4 @@
+import type { DelegationGate } from '@frequency-gateway/chain';
 import { badRequest, defineRoute, type Route } from '@frequency-gateway/platform';
 import type { z } from 'zod';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
@@ -8,8 +9,10 @@ import {
   type ContentKind,
   type ContentRequestOf,
   type Note,
+  INTENT_OF_KIND,
 } from '../jobs/document.js';
 import { ICON_MIME_TYPES, NOTE_MIME_TYPES, type AssetCatalog } from './assets.js';
+import { checkSender, SENDER_RESPONSES } from './senders.js';
 import type { Intake } from '@frequency-gateway/platform';
 import {
   AnnouncementResponseDto,
@@ -158,13 +161,14 @@ const OPERATIONS: { [Kind in ContentKind]: ContentOperation<Kind> }[ContentKind]
  * The DSNP content routes. Each validates its body, checks the assets it references, and queues one
  * request for the worker, answering 202 with the request's referenceId once the job is in Redis.
  */
-export function contentRoutes(intake: Intake, catalog: AssetCatalog): Route[] {
-  return OPERATIONS.map((operation) => contentRoute(intake, catalog, operation));
+export function contentRoutes(intake: Intake, catalog: AssetCatalog, gate: DelegationGate): Route[] {
+  return OPERATIONS.map((operation) => contentRoute(intake, catalog, gate, operation));
 }
 
 function contentRoute<Kind extends ContentKind>(
   intake: Intake,
   catalog: AssetCatalog,
+  gate: DelegationGate,
   operation: ContentOperation<Kind>,
 ): Route {
   return defineRoute({
@@ -182,10 +186,15 @@ function contentRoute<Kind extends ContentKind>(
       202: operation.noBody
         ? { description: 'Accepted; the referenceId is in the Location header' }
         : { description: 'Accepted', schema: AnnouncementResponseDto },
-      400: { description: 'A field is missing or malformed, or a referenced asset is unknown or of the wrong type' },
-      503: { description: 'The request could not be queued; nothing was accepted' },
+      ...SENDER_RESPONSES,
+      400: {
+        description:
+          'A field is missing or malformed, a referenced asset is unknown or of the wrong type, or the user (msaId) has no MSA',
+      },
+      503: { description: 'The request could not be queued, or the chain is not reachable; nothing was accepted' },
     },
     handler: async ({ params, body }) => {
+      await checkSender(gate, 'params.msaId', params.msaId, INTENT_OF_KIND[operation.kind]);
       const assets = operation.uses ? await resolveAssets(catalog, operation.uses(body)) : {};
       const msaId = params.msaId.toString();
       const { referenceId } = await intake.accept<ContentRequestOf<Kind>>({

@@ -1,11 +1,12 @@
 import { badRequest, defineRoute, HttpError, unprocessable, type Route } from '@frequency-gateway/platform';
 import { z } from 'zod';
-import type { SchemaDirectory } from '@frequency-gateway/chain';
+import type { DelegationGate, SchemaDirectory } from '@frequency-gateway/chain';
 import { PUBLISH_JOB_NAMES, type OnChainJob } from '../jobs/publish.js';
 import { CONTENT_PUBLISHING_QUEUES } from '../queues.js';
 import { fromChain } from '@frequency-gateway/chain';
 import type { Intake } from '@frequency-gateway/platform';
 import { AnnouncementResponseDto, OnChainContentDto, OnChainContentDtoV2 } from './schemas.js';
+import { checkSender } from './senders.js';
 
 const emptyError = (id: string) => z.object({}).meta({ id });
 
@@ -27,7 +28,7 @@ async function resolveSchemaId(
 }
 
 /** On-chain content: v3 publishes (for a user or as the provider); v2 is gone. */
-export function onChainRoutes(intake: Intake, directory: SchemaDirectory, providerId: bigint): Route[] {
+export function onChainRoutes(intake: Intake, directory: SchemaDirectory, gate: DelegationGate): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -59,7 +60,7 @@ export function onChainRoutes(intake: Intake, directory: SchemaDirectory, provid
       responses: {
         202: { description: 'Accepted', schema: AnnouncementResponseDto },
         400: {
-          description: 'A missing or malformed field, or an unknown intent',
+          description: 'A missing or malformed field, an unknown intent, or a user (msaId) with no MSA',
           schema: emptyError('BadRequestException'),
         },
         401: {
@@ -89,17 +90,7 @@ export function onChainRoutes(intake: Intake, directory: SchemaDirectory, provid
             `body.schemaId: schema ${schemaId} stores its payload in ${schema.payloadLocation}, not on chain`,
           );
         const onBehalfOf = body.msaId?.toString();
-        if (onBehalfOf !== undefined) {
-          const queries = await fromChain(() => directory.queries());
-          const delegated = await fromChain(() =>
-            queries.isDelegatedFor(BigInt(onBehalfOf), providerId, schema.intentId),
-          );
-          if (!delegated)
-            throw new HttpError(
-              401,
-              `body.msaId: user ${onBehalfOf} has not delegated intent ${schema.intentId} to provider ${providerId}`,
-            );
-        }
+        if (body.msaId !== undefined) await checkSender(gate, 'body.msaId', body.msaId, schema.intentId);
         const fields = { schemaId, payload: body.payload.toLowerCase(), published: body.published, onBehalfOf };
         const { referenceId } = await intake.accept<OnChainJob>({
           kind: 'on-chain',

@@ -1,3 +1,5 @@
+import { AnnouncementType, INTENT_OF_ANNOUNCEMENT } from '@frequency-gateway/dsnp';
+
 /**
  * The document stage's job contract: what the api puts on requestQueue (through the intake) and the stage takes
  * off it. The api validates the bodies with its own schemas, whose output must fit these types (it is checked
@@ -8,6 +10,16 @@
 
 /** The DSNP announcement kinds a content request can make. */
 export type ContentKind = 'broadcast' | 'reply' | 'reaction' | 'update' | 'tombstone' | 'profile';
+
+/** The intent (schema name) each kind's announcements are published under. */
+export const INTENT_OF_KIND: Record<ContentKind, string> = {
+  broadcast: INTENT_OF_ANNOUNCEMENT[AnnouncementType.Broadcast],
+  reply: INTENT_OF_ANNOUNCEMENT[AnnouncementType.Reply],
+  reaction: INTENT_OF_ANNOUNCEMENT[AnnouncementType.Reaction],
+  update: INTENT_OF_ANNOUNCEMENT[AnnouncementType.Update],
+  tombstone: INTENT_OF_ANNOUNCEMENT[AnnouncementType.Tombstone],
+  profile: INTENT_OF_ANNOUNCEMENT[AnnouncementType.Profile],
+};
 
 /** requestQueue's one job name. */
 export const CONTENT_REQUEST_JOB = 'content';

@@ -2,6 +2,7 @@ import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
 import type { DevchainProcess } from '@frequency-gateway/devchain';
 import {
   callJson,
+  dsnpUsers,
   waitUntil,
   type LocalKubo,
   type LocalRedis,
@@ -10,6 +11,7 @@ import {
   type RedisBackingMode,
 } from '@frequency-gateway/devstack';
 import { startLocalGateway, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
+import { TEST_USERS } from './stack.js';
 
 export { waitUntil } from '@frequency-gateway/devstack';
 import { readBatch } from '@frequency-gateway/dsnp';
@@ -63,7 +65,10 @@ export interface PipelineOptions {
   /** Collects the log lines (stdout) of every worker. */
   workerLogs?: string[];
   workers?: number;
-  /** Extra genesis (users and delegations), as the devchain's --genesis file takes it. */
+  /**
+   * Extra genesis (users and delegations), as the devchain's --genesis file takes it; by default `TEST_USERS`
+   * users (MSA 2–9) who delegated every DSNP content intent to the provider.
+   */
   genesis?: object;
   /**
    * A single redis-server (the default), a 3-primary Redis Cluster the components reach by REDIS_CLUSTER_NODES,
@@ -82,7 +87,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     sealing: 'interval',
     blockTimeMs: options.blockTimeMs ?? 500,
     finalityLag: options.finalityLag ?? 2,
-    genesis: options.genesis ?? {},
+    genesis: options.genesis ?? dsnpUsers(TEST_USERS),
     redis: options.redis,
     redisServer: { appendOnly: 'everysec' },
     env: { CACHE_KEY_PREFIX: 'pipeline' },

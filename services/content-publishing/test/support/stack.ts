@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { connectChain, type ChainConnection } from '@frequency-gateway/chain';
-import { startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
-import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { parseExtraGenesis, startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
+import { dsnpUsers, startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import {
   createLogger,
   createMetricsRegistry,
@@ -42,15 +42,22 @@ export interface ApiStack {
 }
 
 export const TEST_PREFIX = 'cp';
+/** Unless a suite gives its own genesis, the devchain has users MSA 2–9, each delegating DSNP content to MSA 1. */
+export const TEST_USERS = 8;
 /** The Redis keys of the stack's api: `{cp}:…`. */
 export const TEST_KEYSPACE = redisKeyspace(TEST_PREFIX);
 
+/** The api over a fresh Redis and devchain (genesis: `TEST_USERS` DSNP users unless `devchainOptions.genesis`). */
 export async function startApiStack(
   env: Record<string, string> = {},
   devchainOptions: DevchainOptions = {},
   options: { relay?: boolean } = {},
 ): Promise<ApiStack> {
-  const [redisServer, devchain] = await Promise.all([startRedisServer(), startDevchain(devchainOptions)]);
+  const genesis = devchainOptions.genesis ?? (await parseExtraGenesis(dsnpUsers(TEST_USERS)));
+  const [redisServer, devchain] = await Promise.all([
+    startRedisServer(),
+    startDevchain({ ...devchainOptions, genesis }),
+  ]);
   const storeDir = mkdtempSync(join(tmpdir(), 'content-publishing-test-'));
   const api = (await startComponent(contentPublishingApi, {
     env: {

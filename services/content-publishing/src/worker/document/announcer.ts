@@ -1,10 +1,9 @@
 import type { SchemaDirectory } from '@frequency-gateway/chain';
-import { INTENT_OF_ANNOUNCEMENT } from '@frequency-gateway/dsnp';
 import { DelayedError, type Job, type JobContext, type Logger } from '@frequency-gateway/platform';
 import type { ContentStore } from '@frequency-gateway/storage';
 import type { RequestRecords } from '../requestRecords.js';
-import { ANNOUNCEMENT_OF_KIND, type ContentBuilder } from './builder.js';
-import type { ContentRequestJob } from '../../jobs/document.js';
+import type { ContentBuilder } from './builder.js';
+import { INTENT_OF_KIND, type ContentRequestJob } from '../../jobs/document.js';
 import type { BatchDoor, Joined } from '../../jobs/batch.js';
 
 /** Thrown while the chain has no schema for an announcement type (the job is retried). */
@@ -56,7 +55,7 @@ export class Announcer {
     }
     await this.checkAssets(job, token);
     const announcement = await this.options.builder.build(job.data);
-    const intent = INTENT_OF_ANNOUNCEMENT[ANNOUNCEMENT_OF_KIND[kind]];
+    const intent = INTENT_OF_KIND[kind];
     const schemaId = (await this.options.directory.intentByName(intent))?.latestSchemaId;
     if (schemaId === undefined) throw new NoSchemaError(intent);
     const joined = await this.options.batches.join(schemaId, { referenceId, acceptedAt, kind }, announcement);

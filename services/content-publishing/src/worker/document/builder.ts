@@ -7,25 +7,8 @@ import {
   type TagInput,
 } from '@frequency-gateway/dsnp';
 import { contentId, dsnpHash, publicUrl } from '@frequency-gateway/storage';
-import type {
-  AssetInfo,
-  AssetReference,
-  ContentKind,
-  ContentRequestJob,
-  ContentRequestOf,
-  Note,
-  Tag,
-} from '../../jobs/document.js';
+import type { AssetInfo, AssetReference, ContentRequestJob, ContentRequestOf, Note, Tag } from '../../jobs/document.js';
 import type { Announcement } from '../../jobs/batch.js';
-
-export const ANNOUNCEMENT_OF_KIND: Record<ContentKind, AnnouncementType> = {
-  broadcast: AnnouncementType.Broadcast,
-  reply: AnnouncementType.Reply,
-  reaction: AnnouncementType.Reaction,
-  update: AnnouncementType.Update,
-  tombstone: AnnouncementType.Tombstone,
-  profile: AnnouncementType.Profile,
-};
 
 const TARGET_TYPE = { broadcast: AnnouncementType.Broadcast, reply: AnnouncementType.Reply } as const;
 
