@@ -360,6 +360,18 @@ describe('NetworkPolicies', () => {
     const siwf = (name: string) => cidrsOf(egressOf(objects, name)).some((block) => block?.cidr === '198.51.100.0/24');
     expect(APIS.concat(WORKERS).filter(siwf)).toEqual([`${PREFIX}-account-api`]);
 
+    // Several nodes: the components take them all, and may reach every node's port.
+    const nodes = await render({
+      ...REQUIRED,
+      chain: { ...REQUIRED.chain, url: ['wss://a.example.net', 'ws://b.example.net:9944'] },
+      networkPolicy: { egress: { chain: { cidrs: ['203.0.113.0/28'] } } },
+    });
+    const config = named(nodes, 'ConfigMap', `${PREFIX}-content-watcher`)!.data!;
+    expect(config.FREQUENCY_API_WS_URL).toBe('wss://a.example.net,ws://b.example.net:9944');
+    const toNodes = rulesTo(egressOf(nodes, `${PREFIX}-content-watcher-worker`), 9944);
+    expect(toNodes[0]!.ports!.map((p) => p.port).sort()).toEqual([443, 9944]);
+    expect(cidrsOf(toNodes)).toEqual([{ cidr: '203.0.113.0/28' }]);
+
     const devchain = await render({
       chain: { providerId: '1' },
       devchain: { enabled: true },

@@ -207,8 +207,19 @@ http://{{ include "gateway.ipfs.fullname" . }}:5001
 {{- if .Values.devchain.enabled -}}
 ws://{{ include "gateway.fullname" . }}-devchain:9944
 {{- else -}}
-{{ required "chain.url is required (or set devchain.enabled=true)" .Values.chain.url }}
+{{ required "chain.url is required (or set devchain.enabled=true)" (include "gateway.chain.urls" . | fromJsonArray | join ",") }}
 {{- end -}}
+{{- end -}}
+
+{{/* The nodes of chain.url (a URL, URLs separated by commas, or a list of URLs), as a JSON array. */}}
+{{- define "gateway.chain.urls" -}}
+{{- $urls := list -}}
+{{- if kindIs "slice" .Values.chain.url -}}
+{{- $urls = .Values.chain.url -}}
+{{- else if .Values.chain.url -}}
+{{- range splitList "," .Values.chain.url }}{{ $urls = append $urls (trim .) }}{{ end -}}
+{{- end -}}
+{{- toJson $urls -}}
 {{- end -}}
 
 {{- define "gateway.chain.providerId" -}}

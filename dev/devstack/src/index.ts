@@ -16,3 +16,4 @@ export * from './holds.js';
 export * from './chainStack.js';
 export * from './stall.js';
 export * from './dsnpUsers.js';
+export * from './rpcProxy.js';

@@ -1,4 +1,11 @@
-import { integerInRange, positiveMs, secret, variable, type ReadinessCheck } from '@frequency-gateway/platform';
+import {
+  integerInRange,
+  positiveMs,
+  redactUrl,
+  secret,
+  variable,
+  type ReadinessCheck,
+} from '@frequency-gateway/platform';
 import { z } from 'zod';
 import { parseCapacityLimit } from './capacity.js';
 import type { OpeningChain } from './connection.js';
@@ -16,6 +23,24 @@ export const msaIdText = () =>
     })
     .transform((text) => BigInt(text));
 
+/** A comma-separated list of ws:// or wss:// URLs, each named by its position when refused. */
+export const nodeUrls = () =>
+  z.string().transform((text, context) => {
+    const entries = text.split(',').map((entry) => entry.trim());
+    entries.forEach((entry, index) => {
+      const at = `entry ${index + 1}`;
+      if (entry === '') context.addIssue({ code: 'custom', message: `${at} is empty` });
+      else if (!/^wss?:\/\/[^/\s]/.test(entry) || !URL.canParse(entry))
+        context.addIssue({ code: 'custom', message: `${at} (${redactUrl(entry)}) must be a ws:// or wss:// URL` });
+      else if (entries.indexOf(entry) !== index)
+        context.addIssue({
+          code: 'custom',
+          message: `${at} (${redactUrl(entry)}) repeats entry ${entries.indexOf(entry) + 1}`,
+        });
+    });
+    return entries;
+  });
+
 /**
  * The chain variables of a component. Workers sign, so they need the seed phrase; apis only read and check
  * delegations to the provider, so for them it is not asked for at all.
@@ -23,9 +48,9 @@ export const msaIdText = () =>
 export function chainVariables() {
   return {
     FREQUENCY_API_WS_URL: variable(
-      z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL' }),
-      'WebSocket RPC endpoint of a Frequency node',
-      { urlWithCredentials: true, example: 'ws://frequency:9944' },
+      nodeUrls(),
+      'WebSocket RPC endpoints of Frequency nodes, comma-separated: the components use one and move to the next when it fails (closes, stops answering or its subscriptions go silent); every node must serve the same chain',
+      { urlWithCredentials: true, example: 'ws://frequency-0:9944,ws://frequency-1:9944' },
     ),
     PROVIDER_ID: variable(msaIdText(), 'MSA id of the provider this gateway acts for', { example: '1' }),
   };
@@ -45,7 +70,14 @@ export function signingChainVariables() {
 
 /** The readiness check of a chain connection (required: nothing is read or published without it). */
 export function chainCheck(chain: OpeningChain): ReadinessCheck {
-  return { name: 'chain', target: chain.target, probe: (signal) => chain.probe(signal) };
+  return {
+    name: 'chain',
+    // The node in use: it changes when the connection moves to the next node.
+    get target() {
+      return chain.target;
+    },
+    probe: (signal) => chain.probe(signal),
+  };
 }
 
 /** The variables of a component that submits capacity transactions and follows their outcomes. */

@@ -1,7 +1,8 @@
 import { options as frequencyOptions } from '@frequency-chain/api-augment';
 import type { Logger } from '@frequency-gateway/platform';
-import { ApiPromise, WsProvider } from '@polkadot/api';
+import { ApiPromise } from '@polkadot/api';
 import { Gauge, type Registry } from 'prom-client';
+import { NodeSet } from './nodes.js';
 import { ChainQueries } from './queries.js';
 
 export interface ChainConnection {
@@ -19,8 +20,8 @@ export interface ChainConnection {
 
 /** A connection that may still be coming up: opened at once, usable once `ready()` resolves. */
 export interface OpeningChain {
-  /** ws(s) host of the node, for readiness output (no credentials, no path). */
-  target: string;
+  /** ws(s) host of the node in use, for readiness output (no credentials, no path). */
+  readonly target: string;
   /** Whether the first connection and metadata load have completed. */
   readonly isReady: boolean;
   /** The connection, once ready; rejects with ChainNotReadyError after `timeoutMs` (or on close). */
@@ -30,8 +31,15 @@ export interface OpeningChain {
 }
 
 export interface ConnectOptions {
-  /** ws:// or wss:// URL of a Frequency node (FREQUENCY_API_WS_URL). */
-  url: string;
+  /**
+   * ws:// or wss:// URL of a Frequency node, or several nodes of one chain (FREQUENCY_API_WS_URL): one is used at a
+   * time, and the next when it closes, stops answering or its subscriptions go silent.
+   */
+  url: string | readonly string[];
+  /** A node that has not answered a request for this long is left for the next (default 5 s). */
+  answerWithinMs?: number;
+  /** How often the node in use is checked (default 2 s). */
+  watchEveryMs?: number;
   /** Finality counts as stalled when the best block is ahead and the finalized head has not moved for this long. */
   staleAfterMs?: number;
   /** Pause between reconnection attempts. */
@@ -88,9 +96,15 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal, message: string)
  * finalized head that stopped moving.
  */
 export function openChain(options: ConnectOptions): OpeningChain {
-  const target = new URL(options.url).host;
   const reconnectMs = options.reconnectMs ?? 2_500;
-  const provider = new WsProvider(options.url, reconnectMs);
+  const urls = typeof options.url === 'string' ? [options.url] : [...options.url];
+  const nodes = new NodeSet({
+    urls,
+    reconnectMs,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  const { provider } = nodes;
   const api = new ApiPromise({ ...frequencyOptions, provider, noInitWarn: true });
   // The api rejects an internal ready-or-error promise on the first connection error, and nobody else looks at
   // it: without this, a node that is not up yet (a fresh cluster, a DNS name not served yet) would end the
@@ -99,9 +113,10 @@ export function openChain(options: ConnectOptions): OpeningChain {
   api.on('error', () => undefined);
   // The link's state as the provider reports it, for readiness output and for one log line per transition.
   let link: { state: 'opening' | 'up' | 'down'; reason?: string } = { state: 'opening' };
-  const log = options.logger?.child({ chain: target });
+  const log = options.logger?.child({ chain: urls.map((url) => new URL(url).host).join(',') });
   provider.on('error', (error: unknown) => {
     const reason = reasonOf(error);
+    const target = nodes.target;
     if (link.state !== 'down') {
       log?.warn(
         { reason, retryEveryMs: reconnectMs },
@@ -114,12 +129,12 @@ export function openChain(options: ConnectOptions): OpeningChain {
   });
   provider.on('disconnected', () => {
     if (link.state === 'up') {
-      log?.warn({ retryEveryMs: reconnectMs }, `disconnected from the chain at ${target}; reconnecting`);
+      log?.warn({ retryEveryMs: reconnectMs }, `disconnected from the chain at ${nodes.target}; reconnecting`);
       link = { state: 'down', reason: 'disconnected' };
     }
   });
   provider.on('connected', () => {
-    if (link.state !== 'up') log?.info(`connected to the chain at ${target}`);
+    if (link.state !== 'up') log?.info(`connected to the chain at ${nodes.target}`);
     link = { state: 'up' };
   });
   const gauges = options.metrics ? headGauges(options.metrics) : undefined;
@@ -130,6 +145,7 @@ export function openChain(options: ConnectOptions): OpeningChain {
   let connection: ChainConnection | undefined;
 
   const probe = async (signal: AbortSignal) => {
+    const target = nodes.target;
     const why = link.reason ? `: ${link.reason}` : '';
     if (!api.isConnected) throw new ChainNotReadyError(`not connected to the chain at ${target}${why}`);
     if (!connection) throw new ChainNotReadyError(`loading the chain's metadata from ${target}`);
@@ -145,6 +161,8 @@ export function openChain(options: ConnectOptions): OpeningChain {
   const staleAfter = () => options.staleAfterMs ?? (connection?.blockTimeMs ?? 6_000) * 10;
   const close = async () => {
     closed = true;
+    nodes.close();
+    clearInterval(watch);
     for (const stop of unsubscribe) stop();
     await api.disconnect();
   };
@@ -176,8 +194,17 @@ export function openChain(options: ConnectOptions): OpeningChain {
   });
   opened.catch(() => undefined);
 
+  const watch = nodes.watch({
+    best: () => best,
+    ready: () => !closed && connection !== undefined && api.isConnected,
+    answerWithinMs: options.answerWithinMs ?? 5_000,
+    everyMs: options.watchEveryMs ?? 2_000,
+  });
+
   return {
-    target,
+    get target() {
+      return nodes.target;
+    },
     get isReady() {
       return connection !== undefined;
     },
@@ -191,7 +218,7 @@ export function openChain(options: ConnectOptions): OpeningChain {
           : new Promise<ChainConnection>((resolve) => ready.api.once('connected', () => resolve(ready))),
       );
       if (timeoutMs === undefined) return connected;
-      return abortable(connected, AbortSignal.timeout(timeoutMs), `the chain at ${target} is not reachable`);
+      return abortable(connected, AbortSignal.timeout(timeoutMs), `the chain at ${nodes.target} is not reachable`);
     },
     probe,
     close,

@@ -13,6 +13,7 @@ export {
   chainCheck,
   chainTiming,
   msaIdText,
+  nodeUrls,
 } from './config.js';
 export { ChainTiming, ChainTimingError, type ChainTimingSettings } from './timing.js';
 export { loadProviderKey, verifyProvider, ProviderIdentityError, type ProviderKey } from './provider.js';

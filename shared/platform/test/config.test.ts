@@ -63,6 +63,22 @@ describe('configuration', () => {
     expect(secretValues(spec, config)).toEqual(expect.arrayContaining(['pa55word', 'abandon abandon art']));
   });
 
+  it('redacts the credentials of each URL of a list', () => {
+    const listSpec = {
+      NODES: variable(
+        z.string().transform((text) => text.split(',')),
+        'nodes',
+        { urlWithCredentials: true },
+      ),
+    };
+    const config = parseConfig(listSpec, { NODES: 'wss://user:s3cret-one@node-1:9944,wss://node-2:9944' });
+    const shown = JSON.stringify(redactConfig(listSpec, config));
+    expect(shown).not.toContain('s3cret-one');
+    expect(shown).toContain('node-1:9944');
+    expect(shown).toContain('node-2:9944');
+    expect(secretValues(listSpec, config)).toContain('s3cret-one');
+  });
+
   it('documents every variable with its default and marks secrets', () => {
     const table = renderVariableTable(testConfig);
     for (const name of Object.keys(testConfig)) expect(table).toContain(`\`${name}\``);

@@ -60,7 +60,7 @@ export const accountApiConfig = {
   ),
   SIWF_NODE_RPC_URL: variable(
     z.url({ protocol: /^(wss?|https?)$/, error: 'must be a ws(s):// or http(s):// URL' }).optional(),
-    "The Frequency node the user's browser connects to during sign-in; unset: FREQUENCY_API_WS_URL",
+    "The Frequency node the user's browser connects to during sign-in; unset: the first node of FREQUENCY_API_WS_URL",
     { example: 'wss://0.rpc.testnet.amplica.io' },
   ),
   SIWF_V2_URI_VALIDATION: variable(
@@ -107,7 +107,7 @@ export const accountApi: ComponentDefinition<typeof accountApiConfig> = {
       providerId: config.PROVIDER_ID,
       providerSeed: config.PROVIDER_ACCOUNT_SEED_PHRASE || undefined,
       siwfUrl: config.SIWF_V2_URL,
-      nodeRpcUrl: config.SIWF_NODE_RPC_URL ?? config.FREQUENCY_API_WS_URL,
+      nodeRpcUrl: config.SIWF_NODE_RPC_URL ?? (config.FREQUENCY_API_WS_URL[0] as string),
       loginUris: config.SIWF_V2_URI_VALIDATION,
       codeTimeoutMs: config.SIWF_CODE_TIMEOUT_MS,
       chainWaitMs: CHAIN_WAIT_MS,

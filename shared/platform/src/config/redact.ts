@@ -33,6 +33,8 @@ export function redactConfig<S extends ConfigSpec>(spec: S, config: ConfigOf<S>)
     if (value === undefined) continue;
     if (variable.secret) shown[name] = REDACTED;
     else if (variable.urlWithCredentials && typeof value === 'string') shown[name] = redactUrl(value);
+    else if (variable.urlWithCredentials && Array.isArray(value))
+      shown[name] = value.map((url) => redactUrl(String(url)));
     else shown[name] = value;
   }
   return shown;
@@ -45,23 +47,34 @@ export function redactConfig<S extends ConfigSpec>(spec: S, config: ConfigOf<S>)
 export function secretValues<S extends ConfigSpec>(spec: S, config: ConfigOf<S>): string[] {
   const values = new Set<string>();
   for (const [name, variable] of Object.entries(spec)) {
-    const value = (config as Record<string, unknown>)[name];
-    if (typeof value !== 'string' || value === '') continue;
-    if (variable.secret) {
-      values.add(value);
-      // user:pass style secrets also leak as their password half.
-      const colon = value.indexOf(':');
-      if (colon > 0 && colon < value.length - 1) values.add(value.slice(colon + 1));
-    }
-    if (variable.urlWithCredentials) {
-      try {
-        const url = new URL(value);
-        if (url.password !== '') values.add(decodeURIComponent(url.password)).add(url.password);
-      } catch {
-        values.add(value);
-      }
+    const raw = (config as Record<string, unknown>)[name];
+    // A list of URLs (several nodes) is checked URL by URL.
+    for (const value of Array.isArray(raw) && variable.urlWithCredentials ? raw : [raw]) {
+      if (typeof value === 'string' && value !== '') collectSecrets(variable, value, values);
     }
   }
   // Very short values would scrub innocent text everywhere; they are still redacted by key.
   return [...values].filter((v) => v.length >= 4);
+}
+
+/** The secret strings of one value: the whole of a secret, the password of a URL that may carry one. */
+function collectSecrets(
+  variable: { secret: boolean; urlWithCredentials: boolean },
+  value: string,
+  values: Set<string>,
+): void {
+  if (variable.secret) {
+    values.add(value);
+    // user:pass style secrets also leak as their password half.
+    const colon = value.indexOf(':');
+    if (colon > 0 && colon < value.length - 1) values.add(value.slice(colon + 1));
+  }
+  if (variable.urlWithCredentials) {
+    try {
+      const url = new URL(value);
+      if (url.password !== '') values.add(decodeURIComponent(url.password)).add(url.password);
+    } catch {
+      values.add(value);
+    }
+  }
 }

@@ -6,7 +6,7 @@ export interface ReadinessCheck {
   name: string;
   /** Required checks gate /readyz; optional ones are only reported. Default true. */
   required?: boolean;
-  /** Safe, static facts shown in /healthz (a host and port, never credentials). */
+  /** Safe facts shown in /healthz (a host and port, never credentials); read at each report, so it may change. */
   target?: string;
   probe: (signal: AbortSignal) => Promise<void>;
   intervalMs?: number;
@@ -197,6 +197,7 @@ export class ReadinessController {
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
     }
+    if (entry.check.target) entry.state.target = entry.check.target;
     this.record(name, entry.state, error, Math.round(performance.now() - started));
   }
 
