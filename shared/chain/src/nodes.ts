@@ -31,9 +31,9 @@ function switchCounter(registry: Registry): Counter<'reason'> {
 
 /**
  * The nodes of FREQUENCY_API_WS_URL behind one WebSocket provider. One node is in use at a time; when its socket
- * closes the next is tried at once, and after a whole round of failures every `reconnectMs`. A node that serves
- * another chain than the first one answered with (another genesis hash) is refused for good and reported. The
- * provider's own reconnection is off: this set decides where and when to connect.
+ * closes the next is tried at once, and after a whole round of failures every `reconnectMs`. Of several nodes, one
+ * that serves another chain than the first one answered with (another genesis hash) is refused until the process
+ * restarts, and reported. The provider's own reconnection is off: this set decides where and when to connect.
  */
 export class NodeSet {
   readonly provider: WsProvider;
@@ -152,6 +152,9 @@ export class NodeSet {
     } catch {
       return; // the socket closed again: onDisconnected moves on
     }
+    // With a single node there is nothing to mix: a node that comes back with another chain (a development chain
+    // started afresh) is used, and the api loads that chain's metadata.
+    if (this.options.urls.length === 1) this.genesis = genesis;
     this.genesis ??= genesis;
     if (genesis !== this.genesis && node === this.current) {
       this.refused.add(node);
