@@ -1,14 +1,15 @@
 // `make check`: the quick check of a change, before `make test` runs everything. The change is every file that
 // differs from where the branch left main (`git merge-base HEAD main`; CHECK_BASE names another revision), what
 // is not committed yet included, and untracked files that git does not ignore. It runs:
-// - the type check of the whole tree, incremental (its state in .dev/, so a second run re-checks what changed);
+// - the type check of the whole tree, incremental (its state in .dev/, so a second run re-checks what changed),
+//   beside the other steps;
 // - ESLint and Prettier on the changed files, and the import-cycle check (tools/lint/cycles.js) on the tree;
 // - the jest suites that import a changed file (`--findRelatedTests`), in the projects of the changed workspace
 //   packages and of the packages that depend on them, never the slow, e2e and cluster projects. Jest follows
 //   relative imports, not a workspace package's "source" export, so in practice these are the changed packages'
 //   own suites; a dependant's use of a changed package is checked by the type check (and its suites by make test);
 // - the docs check when Markdown or the Makefile changed.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -91,14 +92,23 @@ async function main(): Promise<void> {
   const plan = planCheck([...new Set([...changed, ...scripts])], readWorkspaces(root), await jestProjects(root));
   const say = (line: string) => process.stdout.write(`check | ${line}\n`);
   say(`${changed.length} files differ from ${base} (merge base) or are not committed`);
-  const steps: [string, string, string[]][] = [
-    [
-      'type check (incremental)',
-      'npx',
-      ['tsc', '-p', 'tsconfig.json', '--noEmit', '--incremental', '--tsBuildInfoFile', '.dev/typecheck.tsbuildinfo'],
-    ],
-    ['import cycles', 'node', ['tools/lint/cycles.js']],
-  ];
+  const failed: string[] = [];
+  const finished = (what: string, started: number, status: number | null) => {
+    say(`${what}: ${status === 0 ? 'ok' : 'FAILED'} (${Math.round((Date.now() - started) / 1000)} s)`);
+    if (status !== 0) failed.push(what);
+  };
+  // The type check is CPU, the suites mostly wait for their processes: it runs beside the other steps, its output
+  // (only errors) shown when it ends.
+  const typeCheck = { what: 'type check (incremental)', started: Date.now(), output: [] as Buffer[] };
+  say(`${typeCheck.what}…`);
+  const tsc = spawn(
+    'npx',
+    ['tsc', '-p', 'tsconfig.json', '--noEmit', '--incremental', '--tsBuildInfoFile', '.dev/typecheck.tsbuildinfo'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  for (const stream of [tsc.stdout, tsc.stderr]) stream.on('data', (chunk: Buffer) => typeCheck.output.push(chunk));
+  const typeChecked = new Promise<number | null>((resolve) => tsc.once('close', resolve));
+  const steps: [string, string, string[]][] = [['import cycles', 'node', ['tools/lint/cycles.js']]];
   if (plan.lint.length > 0) steps.push(['ESLint on the changed files', 'npx', ['eslint', ...plan.lint]]);
   if (changed.length > 0)
     steps.push(['Prettier on the changed files', 'npx', ['prettier', '--check', '--ignore-unknown', ...changed]]);
@@ -118,14 +128,17 @@ async function main(): Promise<void> {
         ...plan.related,
       ],
     ]);
-  const failed: string[] = [];
   for (const [what, command, args] of steps) {
     const started = Date.now();
     say(`${what}…`);
-    const { status } = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
-    say(`${what}: ${status === 0 ? 'ok' : 'FAILED'} (${Math.round((Date.now() - started) / 1000)} s)`);
-    if (status !== 0) failed.push(what);
+    const status = await new Promise<number | null>((resolve) =>
+      spawn(command, args, { cwd: root, stdio: 'inherit' }).once('close', resolve),
+    );
+    finished(what, started, status);
   }
+  const status = await typeChecked;
+  process.stdout.write(Buffer.concat(typeCheck.output));
+  finished(typeCheck.what, typeCheck.started, status);
   say(failed.length === 0 ? 'all passed' : `failed: ${failed.join('; ')}`);
   process.exit(failed.length === 0 ? 0 : 1);
 }
