@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
+.PHONY: help dev check test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -11,6 +11,9 @@ help: ## List the targets
 
 dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + every component); Ctrl-C stops it
 	npm run dev
+
+check: node_modules/.package-lock.json ## The quick check of this branch's change (against main): type check, lint, and the suites that import a changed file
+	npm run check
 
 # Jest workers for `make test`: the suites mostly wait (for blocks, webhooks, processes of their own), so on two cores
 # three at a time keep the CPU busy (make test 1,101 s with two, 888 s with three on a quiet machine). TEST_WORKERS=1

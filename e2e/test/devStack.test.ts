@@ -1,39 +1,17 @@
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { DEV_PORTS, portIsFree, startDevRunner, type DevComponent } from '../src/devRunner.js';
 
-const COMPONENTS = {
-  'account-api': { port: 3013, queues: ['transactionPublish', 'webhookQueue'] },
-  'account-worker': { port: 3023 },
+const COMPONENTS: Record<DevComponent, { queues?: string[] }> = {
+  'account-api': { queues: ['transactionPublish', 'webhookQueue'] },
+  'account-worker': {},
   'content-publishing-api': {
-    port: 3010,
     queues: ['assetQueue', 'requestQueue', 'batchQueue', 'publishQueue', 'webhookQueue'],
   },
-  'content-publishing-worker': { port: 3020 },
+  'content-publishing-worker': {},
   'content-watcher-api': {
-    port: 3011,
     queues: ['watcherRequestQueue', 'watcherContentIpfsQueue', 'watcherDeliveryQueue'],
   },
-  'content-watcher-worker': { port: 3021 },
-} as Record<string, { port: number; queues?: string[] }>;
-
-const portIsFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = createServer().once('error', () => resolve(false));
-    probe.listen(port, '0.0.0.0', () => probe.close(() => resolve(true)));
-  });
-
-async function freeOffset(): Promise<number> {
-  for (;;) {
-    // Below the kernel's ephemeral range (32768 and up), where the free ports other suites pick come from: a
-    // port checked free here cannot be taken by another test's process before the component binds it.
-    const offset = 10_000 + Math.floor(Math.random() * 12_000);
-    const ports = [...Object.values(COMPONENTS).map(({ port }) => port), 9944, 8080];
-    const free = await Promise.all(ports.map((port) => portIsFree(port + offset)));
-    if (free.every(Boolean)) return offset;
-  }
-}
+  'content-watcher-worker': {},
+};
 
 type Operation = { parameters?: unknown[]; requestBody?: unknown; responses: Record<string, { content?: object }> };
 
@@ -65,37 +43,12 @@ async function undocumentedAnswers(base: string): Promise<string[]> {
 
 describe('make dev', () => {
   it('brings up six ready components with metrics, docs and queue boards, and stops them all on Ctrl-C', async () => {
-    const offset = await freeOffset();
-    const root = fileURLToPath(new URL('../../', import.meta.url));
-    const env = { ...process.env };
-    delete env.REDIS_URL;
-    delete env.FREQUENCY_API_WS_URL;
-    delete env.OUTBOUND_ALLOWED_DESTINATIONS;
-    delete env.OUTBOUND_POLICY;
-    const runner = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--conditions=source', 'tools/src/dev.ts', '--port-offset', String(offset)],
-      {
-        cwd: root,
-        env,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const output: string[] = [];
-    const exited = new Promise<number | null>((resolve) => runner.once('exit', resolve));
-    const up = new Promise<void>((resolve, reject) => {
-      createInterface({ input: runner.stdout! }).on('line', (line) => {
-        output.push(line);
-        if (line.includes('The gateway is up')) resolve();
-        // "not ready after N s: …; still waiting" is a progress line on a loaded machine; "not ready: …" is the end.
-        if (line.includes('not ready:')) reject(new Error(line));
-      });
-      void exited.then((code) => reject(new Error(`dev runner exited (${code}): ${output.slice(-10).join('\n')}`)));
-    });
+    const runner = await startDevRunner();
+    const { offset, output, exited } = runner;
     try {
-      await up;
-      for (const [name, { port, queues }] of Object.entries(COMPONENTS)) {
-        const base = `http://127.0.0.1:${port + offset}`;
+      await runner.up;
+      for (const [name, { queues }] of Object.entries(COMPONENTS) as [DevComponent, { queues?: string[] }][]) {
+        const base = runner.base(name);
         expect([name, (await fetch(`${base}/readyz`)).status]).toEqual([name, 200]);
         const health = (await (await fetch(`${base}/healthz`)).json()) as { component: string };
         expect(health.component).toBe(name);
@@ -123,7 +76,7 @@ describe('make dev', () => {
 
       // Receivers of a developer run on this machine: make dev opens the loopback interface (and says so).
       expect(output.join('\n')).toContain('webhooks may go to public addresses and 127.0.0.0/8,::1,localhost');
-      const watcher = `http://127.0.0.1:${3011 + offset}`;
+      const watcher = runner.base('content-watcher-api');
       const receiverUrl = 'http://127.0.0.1:9/receiver';
       const registered = await fetch(`${watcher}/v1/webhooks`, {
         method: 'POST',
@@ -136,10 +89,11 @@ describe('make dev', () => {
       });
       expect(removed.status).toBe(200);
     } finally {
-      runner.kill('SIGINT');
+      runner.interrupt();
     }
     expect(await exited).toBe(0);
     expect(output.join('\n')).toContain('stopped.');
-    for (const { port } of Object.values(COMPONENTS)) expect(await portIsFree(port + offset)).toBe(true);
+    for (const name of Object.keys(COMPONENTS) as DevComponent[])
+      expect(await portIsFree(DEV_PORTS[name] + offset)).toBe(true);
   }, 300_000);
 });

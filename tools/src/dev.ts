@@ -1,61 +1,37 @@
 // `make dev`: the whole gateway on one machine. Starts Redis (unless REDIS_URL is given) and every component
-// as its own process, prefixes their output, prints the URLs once everything is ready, and stops it all on Ctrl-C.
-import { spawn, type ChildProcess } from 'node:child_process';
+// as its own process, prefixes their output, prints the URLs once everything is ready, restarts the components a
+// saved source file belongs to (tools/src/dev/reloads.ts; not with --no-watch or DEV_WATCH=0), and stops it all
+// on Ctrl-C. --root DIR runs and watches the sources of another copy of the repository (the reload test's).
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
 import { LOOPBACK_DESTINATIONS } from '@frequency-gateway/platform';
 import { EmbeddedStore, serveGateway, type GatewayServer } from '@frequency-gateway/storage';
-import { COMPONENTS, repositoryRoot, type ComponentEntry } from './components.js';
+import { COMPONENTS, repositoryRoot } from './components.js';
+import { launch, waitUntilReady, type Running } from './dev/componentProcess.js';
+import { Reloads } from './dev/reloads.js';
 import { ensureRedisServer } from './redisProvision.js';
 
 const { values: args } = parseArgs({
-  options: { 'port-offset': { type: 'string', default: process.env.DEV_PORT_OFFSET ?? '0' } },
+  options: {
+    'port-offset': { type: 'string', default: process.env.DEV_PORT_OFFSET ?? '0' },
+    'no-watch': { type: 'boolean', default: process.env.DEV_WATCH === '0' },
+    root: { type: 'string', default: repositoryRoot },
+  },
 });
 const portOffset = Number(args['port-offset']);
+const sourceRoot = resolve(args.root);
 const tty = process.stdout.isTTY === true;
 const COLOURS = [36, 33, 35, 32, 34, 91];
 const paint = (code: number, text: string) => (tty ? `\u001b[${code}m${text}\u001b[0m` : text);
 const width = Math.max(...COMPONENTS.map((c) => c.name.length), 'dev'.length);
-const say = (line: string) => process.stdout.write(`${paint(1, 'dev'.padEnd(width))} | ${line}\n`);
-
-interface Running {
-  component: ComponentEntry;
-  port: number;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-function launch(component: ComponentEntry, index: number, env: NodeJS.ProcessEnv): Running {
-  const port = component.defaultPort + portOffset;
-  const main = join(repositoryRoot, 'services', component.service, 'src', 'main.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', main, component.role], {
-    cwd: repositoryRoot,
-    env: { ...env, [component.portVariable]: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const label = paint(COLOURS[index % COLOURS.length] as number, component.name.padEnd(width));
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`${label} | ${line}\n`));
-  }
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { component, port, child, exited };
-}
-
-async function waitUntilReady(running: Running, deadline: number): Promise<boolean> {
-  while (Date.now() < deadline && running.child.exitCode === null) {
-    const ready = await fetch(`http://127.0.0.1:${running.port}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return false;
-}
+const colourOf = new Map(COMPONENTS.map((component, index) => [component.name, COLOURS[index % COLOURS.length]!]));
+/** One line of a component's output (or the runner's, as `dev`), prefixed with its name. */
+const print = (name: string, line: string) =>
+  process.stdout.write(`${paint(colourOf.get(name) ?? 1, name.padEnd(width))} | ${line}\n`);
+const say = (line: string) => print('dev', line);
 
 function printUrls(all: Running[], redisUrl: string, chainUrl: string, ipfsUrl: string | undefined): void {
   say('');
@@ -107,6 +83,9 @@ async function main(): Promise<void> {
     PROVIDER_ACCOUNT_SEED_PHRASE: process.env.PROVIDER_ACCOUNT_SEED_PHRASE ?? '//Alice',
     ...(ipfs ? { IPFS_EMBEDDED_DIR: ipfs.dir, IPFS_GATEWAY_URL: `${ipfs.gateway.url}/ipfs/[CID]` } : {}),
     ENVIRONMENT: process.env.ENVIRONMENT ?? 'dev',
+    // Dependency checks every half second (2 s by default): a component a reload restarts is ready within half a
+    // second of reaching the chain.
+    READINESS_INTERVAL_MS: process.env.READINESS_INTERVAL_MS ?? '500',
     // Sign-ins from a front end on this machine (a login message whose URI is on localhost).
     SIWF_V2_URI_VALIDATION: process.env.SIWF_V2_URI_VALIDATION ?? 'localhost',
     // The devchain has no sign-in service of its own: sign-in requests point at the testnet's.
@@ -122,7 +101,10 @@ async function main(): Promise<void> {
       ? `webhooks may go only to ${opened} (OUTBOUND_POLICY=allowlist)`
       : `webhooks may go to public addresses and ${opened} (OUTBOUND_ALLOWED_DESTINATIONS)`,
   );
-  const all = COMPONENTS.map((component, index) => launch(component, index, env));
+  const all = COMPONENTS.map((component) =>
+    launch(component, sourceRoot, component.defaultPort + portOffset, env, print),
+  );
+  const reloads = args['no-watch'] ? undefined : new Reloads({ root: sourceRoot, all, env, print, say, adopt: report });
   const ipfsLine = ipfs ? ipfs.gateway.url : process.env.IPFS_ENDPOINT;
 
   let stopping = false;
@@ -130,6 +112,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`${reason}: stopping every component…`);
+    await reloads?.close();
     for (const running of all) running.child.kill('SIGTERM');
     const codes = await Promise.all(all.map((running) => running.exited));
     await redis?.stop();
@@ -142,11 +125,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('Ctrl-C'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  for (const running of all) {
+  function report(running: Running): void {
     void running.exited.then((code) => {
-      if (!stopping) say(`${running.component.name} exited unexpectedly (code ${code}); the others keep running.`);
+      if (!stopping && !running.replaced)
+        say(`${running.component.name} exited unexpectedly (code ${code}); the others keep running.`);
     });
   }
+  for (const running of all) report(running);
 
   // A loaded machine can take more than a minute to compile and start six components: say who is late, then go on
   // waiting; the URLs are printed once every component is ready.
@@ -166,6 +151,11 @@ async function main(): Promise<void> {
   if (stopping) return;
   if (ready.every(Boolean)) printUrls(all, redisUrl, chainUrl, ipfsLine);
   else say(`not ready: ${notReady(ready).join(', ')}`);
+  if (reloads) {
+    reloads.start();
+    const elsewhere = sourceRoot === resolve(repositoryRoot) ? '' : ` in ${sourceRoot}`;
+    say(`watching services/*/src and shared/*/src${elsewhere}: a saved file restarts the components that run it`);
+  }
 }
 
 await main();
