@@ -5,10 +5,10 @@
 // the content watcher; the apis' readiness must say 503 while a dependency is gone and 200 after. Prints one line
 // per fault and the counts, starting with `e2e faults`.
 import { randomBytes } from 'node:crypto';
-import { callJson, waitUntil } from '@frequency-gateway/devstack';
+import { callJson, eachLimited, waitUntil } from '@frequency-gateway/devstack';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { deliveredOnce } from '../src/clients/delivered.js';
-import { eachLimited, GatewayClient } from '../src/clients/gatewayClient.js';
+import { GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   ACCOUNT_WEBHOOKS,
   CONTENT_WEBHOOKS,

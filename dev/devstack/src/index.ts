@@ -4,6 +4,7 @@ export * from './redisServer.js';
 export * from './kubo.js';
 export * from './webhookReceiver.js';
 export * from './processes.js';
+export * from './settling.js';
 export * from './jsonCall.js';
 export * from './otlpReceiver.js';
 export * from './redisCluster.js';

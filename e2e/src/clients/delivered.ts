@@ -1,5 +1,6 @@
 import { waitUntil } from '@frequency-gateway/devstack';
-import { eachLimited, type GatewayClient } from './gatewayClient.js';
+import { eachLimited } from '@frequency-gateway/devstack';
+import type { GatewayClient } from './gatewayClient.js';
 import type { ReceivedWebhooks } from './receiver.js';
 
 /** How many times each numbered post of a run (content `<tag> #<n>`) came to the receiver's path. */

@@ -1,5 +1,5 @@
 import { ChainQueries, connectChain, type ChainConnection } from '@frequency-gateway/chain';
-import { callJson, waitUntil, type JsonAnswer } from '@frequency-gateway/devstack';
+import { callJson, untilSettled, type JsonAnswer } from '@frequency-gateway/devstack';
 import {
   encodeAuthorizationPayload,
   SiwfUser,
@@ -13,20 +13,6 @@ export interface RequestRecord {
   state: string;
   batch?: { cid: string };
   history: { state: string; at: string }[];
-}
-
-/** Runs `task` on every item, `limit` at a time; resolves with the results in order. */
-export async function eachLimited<T, R>(items: T[], limit: number, task: (item: T, index: number) => Promise<R>) {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]!, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
 }
 
 /** The URL the login message names; the gateway under test accepts it (SIWF_V2_URI_VALIDATION). */
@@ -146,20 +132,7 @@ export class GatewayClient {
 
   /** Waits until every request is finalized or failed; resolves with the records, in the order of the ids. */
   async settled(referenceIds: string[], timeoutMs: number): Promise<RequestRecord[]> {
-    const done = new Map<string, RequestRecord>();
-    await waitUntil(
-      async () => {
-        const pending = referenceIds.filter((id) => !done.has(id));
-        await eachLimited(pending, 16, async (id) => {
-          const record = await this.record(id);
-          if (record && (record.state === 'finalized' || record.state === 'failed')) done.set(id, record);
-        });
-        return done.size === referenceIds.length;
-      },
-      timeoutMs,
-      () => `${referenceIds.length - done.size} of ${referenceIds.length} requests settled`,
-    );
-    return referenceIds.map((id) => done.get(id)!);
+    return untilSettled(referenceIds, (id) => this.record(id), timeoutMs);
   }
 
   /** The activity content an announcement's url names, read through the IPFS gateway (cached by CID). */

@@ -3,6 +3,7 @@ import { PortForward } from './portForward.js';
 import { FULLNAME, RELEASE, type GatewayRelease } from './release.js';
 
 export * from '../clients/gatewayClient.js';
+export { eachLimited } from '@frequency-gateway/devstack';
 
 /**
  * The gateway of a release as its clients see it: each api and the IPFS gateway through their NodePort Services on

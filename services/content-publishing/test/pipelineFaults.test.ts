@@ -1,5 +1,7 @@
 import { callJson, dsnpUsers } from '@frequency-gateway/devstack';
-import { ChainQueries, loadProviderKey } from '@frequency-gateway/chain';
+import { ChainQueries, loadProviderKey, NonceManager } from '@frequency-gateway/chain';
+import { Redis } from 'ioredis';
+import { redisKeyspace } from '@frequency-gateway/platform';
 import { Keyring } from '@polkadot/keyring';
 import { asAlice, createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { bestBlock, postBroadcasts, PUBLISHED, rowsOnChain } from './support/broadcasts.js';
@@ -154,4 +156,28 @@ describe('publishing pipeline under faults', () => {
       (await (await api.at(await api.rpc.chain.getBlockHash(block))).query.capacity.currentEpoch()).toNumber();
     expect(await epochOf(secondRecord!.block!.number)).toBeGreaterThan(spentIn);
   }, 120_000);
+});
+
+describe("publishing on a chain that seals a block only when a transaction comes (as the Helm chart's devchain does)", () => {
+  let stack: PipelineStack;
+
+  beforeAll(async () => {
+    stack = await startPipeline({ sealing: 'instant' });
+  }, 180_000);
+  afterAll(async () => stack?.stop());
+
+  it('a nonce reserved by a worker killed before it submitted holds nothing back: the gap is filled, what waits behind it finalizes', async () => {
+    // What a worker killed between reserving its nonce and submitting leaves: a nonce nobody will use. No block comes
+    // without a transaction, so the era of those signed after it never ends: only filling the gap frees them.
+    const alice = await loadProviderKey('//Alice');
+    const redis = new Redis(stack.redis.url);
+    const lost = await new NonceManager(redis, stack.chain.api, alice.address, { prefix: redisKeyspace('pipeline') })
+      .reserve()
+      .finally(() => redis.disconnect());
+    const ids = await postBroadcasts(stack, { msaId: 2, count: 20, label: 'gap' });
+    const records = await stack.settled(ids, 120_000);
+    expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
+    expect(await metric(stack.workers[0]!.url, 'chain_nonce_gaps_filled_total')).toBe(1);
+    expect((await stack.chain.api.rpc.system.accountNextIndex(alice.address)).toNumber()).toBeGreaterThan(lost + 1);
+  }, 180_000);
 });

@@ -5,6 +5,7 @@ import {
   type JobContext,
   type JobProcessor,
 } from '@frequency-gateway/platform';
+import { Counter, type Registry } from 'prom-client';
 import { CapacityMonitor, type CapacityLimits, type CapacityState, type Pausable } from './capacity.js';
 import type { ChainConnection } from './connection.js';
 import { NonceManager } from './nonces.js';
@@ -21,6 +22,19 @@ export class CapacityShortError extends Error {
     super(`Capacity is short: ${reason}`, options);
     this.name = 'CapacityShortError';
   }
+}
+
+/** One counter per registry (a pipeline built again, when a start is retried, reuses it). */
+function gapsFilled(registry: Registry): Counter {
+  const name = 'chain_nonce_gaps_filled_total';
+  return (
+    (registry.getSingleMetric(name) as Counter | undefined) ??
+    new Counter({
+      name,
+      help: "Nonces reserved and never submitted that held back the provider's transactions, filled with an empty batch",
+      registers: [registry],
+    })
+  );
 }
 
 /** What a capacity pipeline reads of its worker's configuration (signingChainVariables, submissionVariables). */
@@ -145,6 +159,15 @@ export class CapacityPipeline {
         capacity: monitor,
         runtime: this.runtime,
         logger,
+        fillGaps: async () => {
+          const nonce = await this.submitter.fillStandingGap();
+          if (nonce === undefined) return;
+          gapsFilled(metrics).inc();
+          logger.warn(
+            { nonce },
+            "a nonce gap stood still behind the provider's transactions: filled with an empty batch",
+          );
+        },
       });
       return { stop: unfollow };
     } catch (error) {

@@ -38,15 +38,27 @@ export class NonceManager {
     return (await this.api.rpc.system.accountNextIndex(this.account)).toNumber();
   }
 
+  private async run(mode: 'reserve' | 'gap'): Promise<number> {
+    const chain = await this.chainNext();
+    const gapRefillMs = (this.options.timing ?? ChainTiming.DEFAULT).gapRefillMs;
+    return Number(
+      await RESERVE.run(this.redis, [this.counterKey, this.watchKey], [chain, Date.now(), gapRefillMs, mode]),
+    );
+  }
+
   /** The next nonce to sign with; never handed out twice unless the chain shows it was never used. */
   async reserve(): Promise<number> {
-    const chain = await this.chainNext();
-    const reserved = await RESERVE.run(
-      this.redis,
-      [this.counterKey, this.watchKey],
-      [chain, Date.now(), (this.options.timing ?? ChainTiming.DEFAULT).gapRefillMs],
-    );
-    return Number(reserved);
+    return this.run('reserve');
+  }
+
+  /**
+   * The nonce of a gap the chain's next index has stood still behind for `gapRefillMs` (a nonce reserved and never
+   * submitted), answered to one caller, which fills it; undefined when there is none. Checked now and then, it
+   * frees what waits behind a gap even when no more reservations come (reserve() refills one only then).
+   */
+  async standingGap(): Promise<number | undefined> {
+    const gap = await this.run('gap');
+    return gap < 0 ? undefined : gap;
   }
 
   /**

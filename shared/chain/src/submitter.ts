@@ -97,6 +97,18 @@ export class CapacitySubmitter {
   }
 
   /**
+   * Fills a nonce gap that stood still for the timing contract's `gapRefillMs` (NonceManager.standingGap) with an
+   * empty batch, so that the transactions signed after it are included; answers the nonce filled, if any. The
+   * tracker's scan calls it, so a gap left by a worker killed between reserving and submitting does not hold back
+   * the provider's transactions when no further reservation comes.
+   */
+  async fillStandingGap(): Promise<number | undefined> {
+    const nonce = await this.nonces.standingGap();
+    if (nonce !== undefined) await this.fill(nonce);
+    return nonce;
+  }
+
+  /**
    * Signs, lets `beforeSubmit` record the transaction, then submits it. A nonce conflict resyncs the nonce
    * and signs again (the record of the refused attempt expires harmlessly with its era).
    */

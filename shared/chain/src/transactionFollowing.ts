@@ -9,14 +9,16 @@ export interface FollowOptions {
   capacity: CapacityMonitor;
   runtime: Pick<ComponentRuntime<unknown>, 'readiness' | 'lead'>;
   logger: Logger;
+  /** Run after each scan, under the lease: fills a nonce gap that stood still (CapacitySubmitter.fillStandingGap). */
+  fillGaps?: () => Promise<unknown>;
 }
 
 /**
  * Follows a worker's transactions: the tracker scans under the `transaction-tracker` lease (one replica at a
- * time), woken by every finalized head; Capacity is watched and reported by an optional readiness check
- * (`capacity`), so an exhausted epoch shows in /healthz without taking the worker out of service. When a step
- * fails (the chain went away), what the earlier steps started is stopped before the error is thrown, so the
- * caller may try again.
+ * time), woken by every finalized head, and after each scan fills a nonce gap that stood still (`fillGaps`);
+ * Capacity is watched and reported by an optional readiness check (`capacity`), so an exhausted epoch shows in
+ * /healthz without taking the worker out of service. When a step fails (the chain went away), what the earlier
+ * steps started is stopped before the error is thrown, so the caller may try again.
  */
 export async function followTransactions(options: FollowOptions): Promise<() => Promise<void>> {
   const { connection, tracker, capacity, runtime, logger } = options;
@@ -32,6 +34,7 @@ export async function followTransactions(options: FollowOptions): Promise<() => 
     tracker.scanUntil(signal, {
       intervalMs: connection.blockTimeMs,
       onError: (error) => logger.warn({ err: error }, 'transaction scan failed; retrying'),
+      ...(options.fillGaps ? { afterScan: options.fillGaps } : {}),
     }),
   );
   // Last: a readiness check cannot be registered twice, and nothing after it can fail.

@@ -193,6 +193,34 @@ describe('capacity submission and transaction tracking', () => {
     expect(outcomes).toEqual([expect.objectContaining({ txHash: abandoned.hash, status: 'expired' })]);
   });
 
+  it('fills a nonce gap that stood still with no reservation after it: the transaction waiting behind it is included', async () => {
+    const alice = await loadProviderKey('//Alice');
+    const nonces = new NonceManager(redis(), chain.api, alice.address, { prefix: 'gap', timing: FAST });
+    const gapped = new CapacitySubmitter(chain.api, alice, nonces, { timing: FAST });
+    await nonces.resync();
+    // A worker killed between reserving its nonce and submitting: nobody will use it, and no reservation follows.
+    const lost = await nonces.reserve();
+    const scanner = tracker();
+    const behind = await gapped.submit([ipfsMessage()], (tx) => scanner.record(tx, ['publish:behind-gap']));
+    expect(behind.nonce).toBe(lost + 1);
+    // Not before the chain stood still behind the gap for gapRefillMs.
+    expect(await gapped.fillStandingGap()).toBeUndefined();
+    const filled = await waitUntil(() => gapped.fillStandingGap(), 10_000, 'the standing gap filled');
+    expect(filled).toBe(lost);
+    // Filled once: the gap is gone.
+    expect(await gapped.fillStandingGap()).toBeUndefined();
+    await tick(chain, 1);
+    await waitUntil(
+      async () => {
+        await scanner.scanOnce();
+        return outcomes.some((outcome) => outcome.txHash === behind.hash);
+      },
+      10_000,
+      'the transaction behind the gap settled',
+    );
+    expect(outcomes).toEqual([expect.objectContaining({ txHash: behind.hash, status: 'succeeded' })]);
+  });
+
   it('refuses to let a record held back past its deadline be submitted, and keeps it for the scan', async () => {
     const timing = new ChainTiming({
       recordWithinMs: 200,
@@ -386,7 +414,7 @@ describe('the tracker under a leader lease', () => {
         const call = chain.api.tx.messages.addIpfsMessage(17, CID, i + 1).method as Call;
         await submitter.submit([call], (tx) => trackers[0]!.record(tx, [`job:${i}`]));
       }
-      for (let round = 0; round < 50 && outcomes.length < 5; round++) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil(async () => outcomes.length >= 5, 5_000, 'five outcomes');
       expect(outcomes.map((outcome) => outcome.jobs[0]).sort()).toEqual(['job:0', 'job:1', 'job:2', 'job:3', 'job:4']);
       expect(leaderships.filter((leadership) => leadership.isLeader())).toHaveLength(1);
     } finally {

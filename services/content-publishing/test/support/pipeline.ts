@@ -3,7 +3,7 @@ import type { DevchainProcess } from '@frequency-gateway/devchain';
 import {
   callJson,
   dsnpUsers,
-  waitUntil,
+  untilSettled,
   type LocalKubo,
   type LocalRedis,
   type LocalRedisCluster,
@@ -54,6 +54,8 @@ export interface RequestRecord {
 }
 
 export interface PipelineOptions {
+  /** The devchain's sealing: a block every `blockTimeMs` (the default), or one only when a transaction comes. */
+  sealing?: 'interval' | 'instant';
   blockTimeMs?: number;
   finalityLag?: number;
   /** Environment of every worker (BATCH_MAX_COUNT, WEBHOOK_BASE_URL, ...). */
@@ -84,9 +86,13 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
       ['content-publishing', 'api'],
       ...(workerCount > 0 ? [['content-publishing', 'worker'] as const] : []),
     ],
-    sealing: 'interval',
-    blockTimeMs: options.blockTimeMs ?? 500,
-    finalityLag: options.finalityLag ?? 2,
+    ...(options.sealing === 'instant'
+      ? { sealing: 'instant' as const }
+      : {
+          sealing: 'interval' as const,
+          blockTimeMs: options.blockTimeMs ?? 500,
+          finalityLag: options.finalityLag ?? 2,
+        }),
     genesis: options.genesis ?? dsnpUsers(TEST_USERS),
     redis: options.redis,
     redisServer: { appendOnly: 'everysec' },
@@ -134,22 +140,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     chain,
     startWorker,
     request,
-    settled: async (referenceIds, timeoutMs) => {
-      const records = new Map<string, RequestRecord>();
-      await waitUntil(
-        async () => {
-          for (const id of referenceIds) {
-            if (records.has(id)) continue;
-            const record = await request(id);
-            if (record && (record.state === 'finalized' || record.state === 'failed')) records.set(id, record);
-          }
-          return records.size === referenceIds.length;
-        },
-        timeoutMs,
-        () => `${referenceIds.length - records.size} of ${referenceIds.length} requests settled`,
-      );
-      return referenceIds.map((id) => records.get(id) as RequestRecord);
-    },
+    settled: (referenceIds, timeoutMs) => untilSettled(referenceIds, request, timeoutMs),
     stop: async () => {
       await chain.close();
       await gateway.stop();

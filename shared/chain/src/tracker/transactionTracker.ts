@@ -65,14 +65,20 @@ export class TransactionTracker {
    * Scans every `intervalMs` until `signal` aborts: the loop a service runs under its leader lease
    * (`runAsLeader(options, ({ signal }) => tracker.scanUntil(signal))`), so that one replica scans at a time.
    * A failed scan (the node or Redis away) is reported and retried on the next round; nothing is skipped.
+   * `afterScan` runs after each scan, under the same lease (the capacity pipeline fills standing nonce gaps there).
    */
   async scanUntil(
     signal: AbortSignal,
-    options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+    options: { intervalMs?: number; onError?: (error: unknown) => void; afterScan?: () => Promise<unknown> } = {},
   ): Promise<void> {
     while (!signal.aborted) {
       try {
         await this.scanOnce();
+      } catch (error) {
+        options.onError?.(error);
+      }
+      try {
+        await options.afterScan?.();
       } catch (error) {
         options.onError?.(error);
       }
