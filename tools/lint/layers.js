@@ -42,7 +42,8 @@ export const PACKAGES = {
   devstack: { dir: 'dev/devstack', production: false, uses: ['chain', 'devchain'] },
   // Its tests wait with devstack's polling helper (its sources never import devstack: no cycle).
   devchain: { dir: 'dev/devchain', production: false, uses: ['chain'], testUses: ['devstack'] },
-  e2e: { dir: 'e2e', production: false, uses: ['chain', 'webhooks', 'devstack', 'devchain'] },
+  // It reads the batch files the gateway published with dsnp's reader.
+  e2e: { dir: 'e2e', production: false, uses: ['chain', 'webhooks', 'dsnp', 'devstack', 'devchain'] },
   // The chart's own tests: they render it with Helm and compare it with every component's definition.
   chart: { dir: 'charts/test', production: false, uses: ['platform', 'devstack', 'tools'] },
   tools: {

@@ -125,14 +125,20 @@ export class GatewayClient {
     return callJson(this.contentPublishing, 'POST', `/v1/content/${msaId}/broadcast`, { content });
   }
 
-  async record(referenceId: string): Promise<RequestRecord | undefined> {
-    const answer = await callJson(this.contentPublishing, 'GET', `/v1/requests/${referenceId}`);
+  /** GET /v1/requests/{referenceId} of the content-publishing api, or of the account api (a sign-up, a handle). */
+  async record(referenceId: string, service: 'content-publishing' | 'account' = 'content-publishing') {
+    const base = service === 'account' ? this.account : this.contentPublishing;
+    const answer = await callJson(base, 'GET', `/v1/requests/${referenceId}`);
     return answer.status === 200 ? (answer.body as unknown as RequestRecord) : undefined;
   }
 
   /** Waits until every request is finalized or failed; resolves with the records, in the order of the ids. */
-  async settled(referenceIds: string[], timeoutMs: number): Promise<RequestRecord[]> {
-    return untilSettled(referenceIds, (id) => this.record(id), timeoutMs);
+  async settled(
+    referenceIds: string[],
+    timeoutMs: number,
+    service: 'content-publishing' | 'account' = 'content-publishing',
+  ): Promise<RequestRecord[]> {
+    return untilSettled(referenceIds, (id) => this.record(id, service), timeoutMs);
   }
 
   /** The activity content an announcement's url names, read through the IPFS gateway (cached by CID). */

@@ -2,6 +2,7 @@ import { options as frequencyOptions } from '@frequency-chain/api-augment';
 import type { Logger } from '@frequency-gateway/platform';
 import { ApiPromise } from '@polkadot/api';
 import { Gauge, type Registry } from 'prom-client';
+import { forgetFailedRegistryLookups } from './registrySwap.js';
 import { NodeSet } from './nodes.js';
 import { ChainQueries } from './queries.js';
 
@@ -106,6 +107,7 @@ export function openChain(options: ConnectOptions): OpeningChain {
   });
   const { provider } = nodes;
   const api = new ApiPromise({ ...frequencyOptions, provider, noInitWarn: true });
+  forgetFailedRegistryLookups(api);
   // The api rejects an internal ready-or-error promise on the first connection error, and nobody else looks at
   // it: without this, a node that is not up yet (a fresh cluster, a DNS name not served yet) would end the
   // process with an unhandled rejection. The provider reconnects on its own; readiness reports the wait.

@@ -4,6 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 
 type ProviderInterfaceEmitted = Parameters<WsProvider['on']>[0];
 type ProviderInterfaceEmitCb = Parameters<WsProvider['on']>[1];
+type Subscription = Parameters<WsProvider['send']>[3];
 
 /** Why the connection left a node for the next. */
 export type SwitchReason = 'closed' | 'unanswered' | 'silent' | 'other-chain';
@@ -27,6 +28,36 @@ function switchCounter(registry: Registry): Counter<'reason'> {
       registers: [registry],
     })
   );
+}
+
+/**
+ * Answers to historic calls (the ones naming a block hash, which WsProvider calls cacheable), each kept for `ttlMs`
+ * from when it was asked, at most `capacity` of them, the oldest going first; a call in flight is shared. WsProvider
+ * keeps these itself, but keeps a failure as well and renews it on every access: a call cut off by a lost node then
+ * fails for good for a caller that asks it again more often than every 30 s (the tracker's scan of a block did,
+ * stalling every outcome). Here a failure is forgotten at once, so the next ask goes to the node in use.
+ */
+export class AnswerCache {
+  private readonly answers = new Map<string, { until: number; answer: Promise<unknown> }>();
+
+  constructor(
+    private readonly capacity = 1_024,
+    private readonly ttlMs = 30_000,
+  ) {}
+
+  get<T>(key: string, ask: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const kept = this.answers.get(key);
+    if (kept && kept.until > now) return kept.answer as Promise<T>;
+    const answer = ask();
+    this.answers.delete(key);
+    this.answers.set(key, { until: now + this.ttlMs, answer });
+    answer.catch(() => {
+      if (this.answers.get(key)?.answer === answer) this.answers.delete(key);
+    });
+    if (this.answers.size > this.capacity) this.answers.delete(this.answers.keys().next().value as string);
+    return answer;
+  }
 }
 
 /**
@@ -57,7 +88,17 @@ export class NodeSet {
     // The api hears of a connection only once its node has shown it serves the right chain: until then the
     // provider keeps 'connected' to itself, so that nothing is read from or sent to another chain's node.
     const listeners = new Set<ProviderInterfaceEmitCb>();
+    const answers = new AnswerCache();
     class RotatingProvider extends WsProvider {
+      override send<T>(
+        method: string,
+        params: unknown[],
+        isCacheable?: boolean,
+        subscription?: Subscription,
+      ): Promise<T> {
+        if (!isCacheable || subscription) return super.send<T>(method, params, false, subscription);
+        return answers.get(`${method}::${JSON.stringify(params)}`, () => super.send<T>(method, params, false));
+      }
       override selectEndpointIndex(endpoints: string[]): number {
         return next(endpoints.length);
       }

@@ -112,6 +112,25 @@ describe('a connection over several nodes', () => {
     expect(await readsWork()).toBe(true);
     expect(lines.some((line) => line.includes(`leaving the chain node ${hostOf(leaving)}`))).toBe(true);
   });
+
+  it('asks a historic call that a lost node cut off again, rather than answer it with the old failure', async () => {
+    const connection = await chain.ready(5_000);
+    const hash = await connection.api.rpc.chain.getBlockHash(1);
+    const inUse = chain.target === hostOf(first) ? first : second;
+    inUse.mode = 'stalled';
+    const cutOff = connection.api.rpc.chain.getBlock(hash);
+    await inUse.kill();
+    await expect(cutOff).rejects.toThrow(/disconnected|not connected/);
+    inUse.mode = 'pass';
+    await inUse.revive();
+    // Asked again every 100 ms, as a retrying scan would: answered by the node now in use.
+    const block = await waitUntil(
+      async () => (await (await chain.ready(5_000)).api.rpc.chain.getBlock(hash)).block,
+      10_000,
+      'block #1 read again',
+    );
+    expect(block.header.number.toNumber()).toBe(1);
+  });
 });
 
 describe('nodes of different chains', () => {

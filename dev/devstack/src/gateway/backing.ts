@@ -5,12 +5,15 @@ import { spawnDevchain, type DevchainProcess } from '@frequency-gateway/devchain
 import { startKubo, type LocalKubo } from '../kubo.js';
 import { startRedisBacking, type LocalRedisBacking, type RedisBackingMode } from '../redisBacking.js';
 import type { RedisServerOptions } from '../redisServer.js';
+import { startRpcProxy, type RpcProxy } from '../rpcProxy.js';
 
 /** What the gateway's components run on, each a local process of its own: the devchain, Redis and Kubo. */
 export interface GatewayBacking extends Omit<LocalRedisBacking, 'env' | 'stop'> {
   chain: DevchainProcess;
   /** Kubo, unless `kubo: false`. */
   kubo: LocalKubo | undefined;
+  /** With `chainNodes`: the proxies that stand for the chain's nodes, in FREQUENCY_API_WS_URL's order. */
+  nodes: RpcProxy[];
   /**
    * What every component is given to reach them: the Redis variables, FREQUENCY_API_WS_URL, IPFS_ENDPOINT and
    * IPFS_GATEWAY_URL (with Kubo), and the devchain's provider (//Alice controls MSA 1).
@@ -34,6 +37,11 @@ export interface GatewayBackingOptions {
   redisServer?: RedisServerOptions;
   /** Kubo for IPFS (the default); false when the components keep content otherwise (IPFS_EMBEDDED_DIR). */
   kubo?: boolean;
+  /**
+   * How many nodes the components are given (FREQUENCY_API_WS_URL): loopback proxies in front of the one devchain
+   * that a test can kill, revive, mute or stall (`nodes`). None by default: the devchain's own URL.
+   */
+  chainNodes?: number;
 }
 
 /**
@@ -59,8 +67,12 @@ export async function startGatewayBacking(options: GatewayBackingOptions = {}): 
     LocalRedisBacking | undefined,
     LocalKubo | undefined,
   ];
+  const nodes =
+    chain && options.chainNodes
+      ? await Promise.all(Array.from({ length: options.chainNodes }, () => startRpcProxy(chain.url)))
+      : [];
   const stop = async () => {
-    await Promise.allSettled([chain?.stop(), redis?.stop(), kubo?.stop()]);
+    await Promise.allSettled([chain?.stop(), redis?.stop(), kubo?.stop(), ...nodes.map((node) => node.close())]);
     if (folder) rmSync(folder, { recursive: true, force: true });
   };
   const failed = results.find((result) => result.status === 'rejected');
@@ -74,9 +86,10 @@ export async function startGatewayBacking(options: GatewayBackingOptions = {}): 
     cluster: redis!.cluster,
     sentinel: redis!.sentinel,
     kubo,
+    nodes,
     env: {
       ...redis!.env,
-      FREQUENCY_API_WS_URL: chain!.url,
+      FREQUENCY_API_WS_URL: nodes.length > 0 ? nodes.map((node) => node.url).join(',') : chain!.url,
       ...(kubo ? { IPFS_ENDPOINT: kubo.apiUrl, IPFS_GATEWAY_URL: `${kubo.gatewayUrl}/ipfs/[CID]` } : {}),
       PROVIDER_ID: '1',
       PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
