@@ -61,7 +61,7 @@ describe('the alerting rules of the chart', () => {
     const objects = await render(MONITORED);
     const rule = named(objects, 'PrometheusRule', PREFIX)!;
     expect(schemaProblems(rule)).toEqual([]);
-    expect(alertsOf(groups).map((r) => r.alert)).toHaveLength(13);
+    expect(alertsOf(groups).map((r) => r.alert)).toHaveLength(14);
     expect(groupsOf(await render(REQUIRED))).toEqual([]);
     const switchedOff = {
       ...REQUIRED,
@@ -74,7 +74,7 @@ describe('the alerting rules of the chart', () => {
   it('are accepted by promtool check rules, annotations included', async () => {
     const folder = rulesFolder('check', groups);
     const { ok, output } = await runPromtool(['check', 'rules', 'rules.yaml'], folder);
-    expect(output).toContain('SUCCESS: 13 rules found');
+    expect(output).toContain('SUCCESS: 14 rules found');
     expect(ok).toBe(true);
   });
 

@@ -269,7 +269,7 @@ describe('ServiceMonitors scraped by Prometheus in the local cluster', () => {
         3 * 60_000,
         "the chart's PrometheusRule loaded by Prometheus",
       );
-      expect(rules).toHaveLength(13);
+      expect(rules).toHaveLength(14);
       expect(rules.find((rule) => rule.alert === 'GatewayChainUnreachable')?.duration).toBe(CHAIN_ALERT_FOR_SECONDS);
       line('alerting rules loaded', String(rules.length));
 
