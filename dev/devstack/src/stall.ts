@@ -39,6 +39,15 @@ export interface Stall {
   attempts: number;
 }
 
+export interface StallOptions {
+  /**
+   * Starts the worker that takes the frozen one's jobs over, called once, right after the first freeze. With it the
+   * frozen worker is the only one until then, so the freeze always catches it holding jobs: no race with another
+   * worker that could run every job first.
+   */
+  takeOver?: () => Promise<unknown>;
+}
+
 /**
  * Stalls `worker` the way a long GC pause or a frozen container does: freezes it (SIGSTOP) at a moment it holds
  * active jobs of `queue`, keeps it frozen until BullMQ has found those jobs stalled (their lock lapsed) and another
@@ -52,13 +61,14 @@ export async function stallWorker(
   worker: ServerProcess,
   address: StalledQueueAddress,
   timeoutMs = 120_000,
+  stallOptions: StallOptions = {},
 ): Promise<Stall> {
   const options = { connection: { url: address.redisUrl }, prefix: address.prefix };
   const queue = new address.bullmq.Queue(address.name, options);
   const events = new address.bullmq.QueueEvents(address.name, options);
   try {
     await events.waitUntilReady();
-    return await stallHolding(worker, queue, events, timeoutMs);
+    return await stallHolding(worker, queue, events, timeoutMs, stallOptions);
   } finally {
     await events.close();
     await queue.close();
@@ -70,6 +80,7 @@ async function stallHolding(
   queue: StalledQueue,
   events: StalledQueueEvents,
   timeoutMs: number,
+  options: StallOptions,
 ): Promise<Stall> {
   const stalled = new Set<string>();
   events.on('stalled', ({ jobId }) => stalled.add(jobId));
@@ -82,6 +93,7 @@ async function stallHolding(
     worker.freeze();
     const frozenAt = Date.now();
     try {
+      if (attempts === 1) await options.takeOver?.();
       const active = await activeIds();
       const outcome = await waitUntil(
         async () => {

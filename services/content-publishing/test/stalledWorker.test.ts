@@ -26,8 +26,9 @@ describe('publishing with a worker frozen past its job lock', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     stack = await startPipeline({
-      workers: 2,
-      // Batches of 50: many publications, so that the frozen worker is caught holding some.
+      // One worker until it is frozen; the second starts then and takes its publications over.
+      workers: 1,
+      // Batches of 50: many publications.
       workerEnv: { ...LOCK, WEBHOOK_BASE_URL: receiver.url, BATCH_MAX_COUNT: '50', BATCH_INTERVAL_SECONDS: '2' },
       workerLogs: logs,
     });
@@ -46,6 +47,7 @@ describe('publishing with a worker frozen past its job lock', () => {
       stack.workers[0]!,
       { bullmq, name: CONTENT_PUBLISHING_QUEUES.publish, redisUrl: stack.redis.url, prefix: QUEUE_PREFIX },
       150_000,
+      { takeOver: () => stack.startWorker() },
     ).then((done) => (stall = done));
     // Awaited once the broadcasts are in; a failure meanwhile is not left unhandled.
     stalling.catch(() => undefined);
