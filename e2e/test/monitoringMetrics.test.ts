@@ -77,9 +77,9 @@ describe('the metrics the alerting rules and dashboards read', () => {
     await gateway?.stop();
   });
 
-  it('are exported by the running components (13 alerts and every dashboard panel; six components scraped)', async () => {
+  it('are exported by the running components (14 alerts and every dashboard panel; six components scraped)', async () => {
     const alerts = await renderedAlertExpressions();
-    expect(alerts.size).toBe(13);
+    expect(alerts.size).toBe(14);
     const panels = dashboardExpressions();
     expect(panels.size).toBeGreaterThan(30);
     const used = new Map<string, string[]>();
