@@ -200,7 +200,8 @@ describe('docs check: the tests the guarantees page cites', () => {
     '  test.each([[1], [2]])(`retries %s times, then fails`, async () => {});',
     "  it.each`kind\n${'broadcast'}`('$kind fails alone', async () => {});",
     '  test(`answers ${LIMIT} requests`, async () => {});',
-    "  it.skip('is skipped', async () => {});",
+    // A skipped test, spelled in two pieces so that no search for skipped tests in this repository finds a real one.
+    ['  it', "skip('is skipped', async () => {});"].join('.'),
     "  it.todo('is still to write');",
     '});',
   ].join('\n');
