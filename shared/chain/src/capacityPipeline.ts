@@ -152,6 +152,8 @@ export class CapacityPipeline {
     });
     this.monitor = monitor;
     this.settle = options.settle;
+    // Exported from the start (0), so that a rate over it and the runbook's query read a value before any gap.
+    const filled = gapsFilled(metrics);
     try {
       const unfollow = await followTransactions({
         connection: this.connection,
@@ -162,7 +164,7 @@ export class CapacityPipeline {
         fillGaps: async () => {
           const nonce = await this.submitter.fillStandingGap();
           if (nonce === undefined) return;
-          gapsFilled(metrics).inc();
+          filled.inc();
           logger.warn(
             { nonce },
             "a nonce gap stood still behind the provider's transactions: filled with an empty batch",
