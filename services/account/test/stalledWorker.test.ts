@@ -19,8 +19,8 @@ let stack: AccountStack;
 
 beforeAll(async () => {
   await cryptoWaitReady();
-  // One worker until it is frozen; the second starts then and takes its sign-ups over.
   stack = await startAccountStack({ workerEnv: { ...LOCK, LOG_LEVEL: 'info' }, workerLogs: logs });
+  await stack.startWorker();
 }, 240_000);
 
 afterAll(async () => {
@@ -37,7 +37,6 @@ test(`two workers, one frozen past its job lock while ${SIGN_UPS} sign-ups arriv
     stack.workers[0]!,
     { bullmq, name: ACCOUNT_QUEUES.transactionPublish, redisUrl: stack.redis.url, prefix: `${KEYSPACE}:bull` },
     150_000,
-    { takeOver: () => stack.startWorker() },
   ).then((done) => (stall = done));
   // Awaited once the sign-ups are in; a failure meanwhile is not left unhandled.
   stalling.catch(() => undefined);
