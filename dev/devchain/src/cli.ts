@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -15,6 +15,8 @@ function parse() {
       'finality-lag': { type: 'string', default: '0' },
       'create-empty-blocks': { type: 'string', default: 'true' },
       genesis: { type: 'string' },
+      'stall-finality-at': { type: 'string' },
+      'silence-subscriptions-at': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -38,6 +40,8 @@ function parse() {
     blockTimeMs: integer('block-time', values['block-time'], 1),
     finalityLag: integer('finality-lag', values['finality-lag'], 0) ?? 0,
     genesis: values.genesis,
+    stallFinalityAt: integer('stall-finality-at', values['stall-finality-at'], 0),
+    silenceSubscriptionsAt: integer('silence-subscriptions-at', values['silence-subscriptions-at'], 1),
   };
   if (values.help || problems.length > 0) {
     process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
@@ -59,6 +63,10 @@ async function start(): Promise<Devchain> {
       finalityLag: options.finalityLag,
       createEmptyBlocks: options.createEmptyBlocks,
       ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+      ...(options.stallFinalityAt === undefined ? {} : { stallFinalityAt: options.stallFinalityAt }),
+      ...(options.silenceSubscriptionsAt === undefined
+        ? {}
+        : { silenceSubscriptionsAt: options.silenceSubscriptionsAt }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
     });

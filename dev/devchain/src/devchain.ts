@@ -41,6 +41,10 @@ export interface DevchainOptions {
   /** Extra genesis: providers, users with delegations and handles (see `readExtraGenesis`). */
   genesis?: ExtraGenesis;
   onInternalError?: (error: unknown, method: string) => void;
+  /** Finality stalls once it reaches this block, until `dev_resumeFinality` (best blocks go on). */
+  stallFinalityAt?: number;
+  /** Every subscription open when this block is sealed sends nothing more (sockets stay open; new ones work). */
+  silenceSubscriptionsAt?: number;
 }
 
 export interface Devchain {
@@ -151,11 +155,16 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     },
     ...(options.now ? { now: options.now } : {}),
     ...(options.futureLimit === undefined ? {} : { futureLimit: options.futureLimit }),
+    ...(options.stallFinalityAt === undefined ? {} : { stallFinalityAt: options.stallFinalityAt }),
     ...(options.onInternalError
       ? { onInternalError: (error: unknown) => options.onInternalError?.(error, 'dispatch') }
       : {}),
   });
-  const server = await serveRpc(new RpcMethods(chain), {
+  const methods = new RpcMethods(
+    chain,
+    options.silenceSubscriptionsAt === undefined ? {} : { silenceSubscriptionsAt: options.silenceSubscriptionsAt },
+  );
+  const server = await serveRpc(methods, {
     port: options.port ?? 0,
     ...(options.host ? { host: options.host } : {}),
     ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),

@@ -10,3 +10,4 @@ export {
   type ExtraGenesisInput,
 } from './genesis/extraGenesis.js';
 export { spawnDevchain, type DevchainProcess, type DevchainProcessOptions } from './process.js';
+export { devchainControl, type DevchainControl } from './control.js';

@@ -62,6 +62,8 @@ export interface ChainOptions {
   futureLimit?: number;
   /** Errors that are devchain bugs (a call handler that threw something other than a runtime error). */
   onInternalError?: (error: unknown) => void;
+  /** Finality stalls once it reaches this block (best blocks go on) until `resumeFinality`. */
+  stallFinalityAt?: number;
 }
 
 interface ChainEvents {
@@ -80,6 +82,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   private readonly byHash = new Map<Hex, Block>();
   private readonly stateRoots: Uint8Array[] = [];
   private finalizedNumber = 0;
+  /** Where a finality stall holds the finalized head (best blocks go on), and where finality would be without it. */
+  private finalityHeldAt: number | undefined;
+  private finalityWanted = 0;
   private timer: NodeJS.Timeout | undefined;
   private sealScheduled = false;
   private readonly now: () => number;
@@ -94,6 +99,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.setMaxListeners(0);
     this.pool = new TransactionPool(options.futureLimit);
     this.now = options.now ?? Date.now;
+    this.finalityHeldAt = options.stallFinalityAt;
     const genesis = this.buildGenesis();
     this.facts = { ...options.facts, genesisHash: genesis.hash };
   }
@@ -296,7 +302,34 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   private readonly inBlockAwaitingFinality: Array<{ hash: Hex; block: Block }> = [];
 
-  private finalizeTo(target: number): void {
+  /**
+   * Stalls finality, as a network whose finality gadget stops: the finalized head stays at `at` (the finalized
+   * block when omitted; a later block is still finalized when it is due) while best blocks go on. Returns the
+   * block finality is held at.
+   */
+  stallFinality(at = this.finalizedNumber): number {
+    if (!Number.isInteger(at) || at < this.finalizedNumber)
+      throw new SealError(16_000, `finality is already at #${this.finalizedNumber}, past #${at}`);
+    this.finalityHeldAt = at;
+    this.finalizeTo(this.finalityWanted);
+    return at;
+  }
+
+  /** Ends a finality stall: finality catches up at once with every block due. Returns the finalized number. */
+  resumeFinality(): number {
+    this.finalityHeldAt = undefined;
+    this.finalizeTo(this.finalityWanted);
+    this.keepFinalityMoving();
+    return this.finalizedNumber;
+  }
+
+  get finalityStalled(): boolean {
+    return this.finalityHeldAt !== undefined;
+  }
+
+  private finalizeTo(wanted: number): void {
+    this.finalityWanted = Math.max(this.finalityWanted, wanted);
+    const target = Math.min(this.finalityWanted, this.finalityHeldAt ?? Number.POSITIVE_INFINITY);
     while (this.finalizedNumber < target) {
       this.finalizedNumber++;
       const block = this.blocks[this.finalizedNumber] as Block;
@@ -313,7 +346,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    * block time, until finality reaches the last transaction.
    */
   private keepFinalityMoving(): void {
-    if (this.options.sealing !== 'instant' || this.options.finalityLag === 0) return;
+    if (this.options.sealing !== 'instant' || this.options.finalityLag === 0 || this.finalityStalled) return;
     if (this.inBlockAwaitingFinality.length === 0 || this.sealScheduled || this.stopped) return;
     this.sealScheduled = true;
     setTimeout(() => {

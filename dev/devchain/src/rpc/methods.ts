@@ -9,6 +9,7 @@ import type { Key } from '../state/state.js';
 import type { AccountHex } from '../runtime/context.js';
 import { TransactionRejected } from '../runtime/errors.js';
 import { invalidParams, RpcError } from './errors.js';
+import { devMethods, SubscriptionSilencer } from './devMethods.js';
 import { frequencyMethods } from './frequencyMethods.js';
 import { runtimeCall } from './runtimeCalls.js';
 import { frequencyRuntimeApis, type RuntimeApiMethod } from './runtimeApis.js';
@@ -49,8 +50,17 @@ export class RpcMethods {
   readonly subscriptions: SubscriptionSpec[];
 
   private readonly runtimeApis: Record<string, RuntimeApiMethod>;
+  private readonly silencer = new SubscriptionSilencer();
 
-  constructor(private readonly chain: Chain) {
+  /** `silenceSubscriptionsAt`: every subscription open when that block is sealed sends nothing from it on. */
+  constructor(
+    private readonly chain: Chain,
+    options: { silenceSubscriptionsAt?: number } = {},
+  ) {
+    const { silenceSubscriptionsAt } = options;
+    // Registered before any subscription's listener, so that the block itself is not sent.
+    if (silenceSubscriptionsAt !== undefined)
+      chain.on('block', (block) => block.number === silenceSubscriptionsAt && this.silencer.silence());
     this.runtimeApis = frequencyRuntimeApis(handleLimits(chain.runtime.facts));
     this.handlers = this.buildHandlers();
     this.subscriptions = this.buildSubscriptions();
@@ -161,6 +171,7 @@ export class RpcMethods {
       },
       author_submitExtrinsic: ([extrinsic]) => this.submit(extrinsic),
       ...frequencyMethods(chain, (at) => this.block(at)),
+      ...devMethods(chain, this.silencer),
       author_pendingExtrinsics: () => chain.pool.pending().map((xt) => u8aToHex(xt.bytes)),
       engine_createBlock: async ([createEmpty, finalize, parentHash]) => {
         if (typeof createEmpty !== 'boolean' || typeof finalize !== 'boolean')
@@ -228,7 +239,7 @@ export class RpcMethods {
         sink(headerJson(current().header));
         return this.onBlock(event, (block) => sink(headerJson(block.header)));
       };
-    return [
+    const specs: SubscriptionSpec[] = [
       {
         subscribe: 'chain_subscribeNewHeads',
         unsubscribe: 'chain_unsubscribeNewHeads',
@@ -292,5 +303,6 @@ export class RpcMethods {
         },
       },
     ];
+    return specs.map((spec) => ({ ...spec, start: (sink, params) => spec.start(this.silencer.sink(sink), params) }));
   }
 }

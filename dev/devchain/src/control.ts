@@ -1,0 +1,30 @@
+/** The devchain's `dev_*` RPCs, for tests that make it behave as a live network does at its worst moments. */
+export interface DevchainControl {
+  /** Finality stops at `at` (the finalized block when omitted) while best blocks go on; resolves with that block. */
+  stallFinality(at?: number): Promise<number>;
+  /** Finality catches up with every block due; resolves with the finalized number. */
+  resumeFinality(): Promise<number>;
+  /** Every subscription open now sends nothing more; sockets stay open and new subscriptions work. */
+  silenceSubscriptions(): Promise<number>;
+}
+
+/** The control RPCs of the devchain at `url` (its ws:// or http:// address), called over HTTP. */
+export function devchainControl(url: string): DevchainControl {
+  const endpoint = url.replace(/^ws/, 'http');
+  const call = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const answer = (await response.json()) as { result?: T; error?: { message: string } };
+    if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+    return answer.result as T;
+  };
+  return {
+    stallFinality: (at) => call('dev_stallFinality', at === undefined ? [] : [at]),
+    resumeFinality: () => call('dev_resumeFinality'),
+    silenceSubscriptions: () => call('dev_silenceSubscriptions'),
+  };
+}

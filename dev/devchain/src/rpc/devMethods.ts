@@ -1,0 +1,53 @@
+import { SealError, type Chain } from '../chain/chain.js';
+import { invalidParams, RpcError } from './errors.js';
+
+type Handler = (params: unknown[]) => unknown;
+
+/**
+ * Mutes subscriptions as a node whose subscriptions stop while its sockets stay open: every subscription open when
+ * `silence` is called sends nothing more; later ones work.
+ */
+export class SubscriptionSilencer {
+  private opened = 0;
+  private silencedBelow = 0;
+
+  /** Wraps a new subscription's sink so that it goes quiet once silenced. */
+  sink<T>(send: (result: T) => void): (result: T) => void {
+    const serial = this.opened++;
+    return (result) => {
+      if (serial >= this.silencedBelow) send(result);
+    };
+  }
+
+  /** Silences every subscription open now; returns how many there have been so far. */
+  silence(): number {
+    this.silencedBelow = this.opened;
+    return this.opened;
+  }
+}
+
+const blockNumber = (value: unknown, name: string): number | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw invalidParams(`${name} must be a block number`);
+  return value;
+};
+
+/**
+ * The devchain's own RPCs (`dev_*`, no node has them): tests call them to make the chain behave as a live network
+ * does at its worst moments.
+ */
+export function devMethods(chain: Chain, silencer: SubscriptionSilencer): Record<string, Handler> {
+  return {
+    dev_stallFinality: ([at]) => {
+      try {
+        return chain.stallFinality(blockNumber(at, 'at'));
+      } catch (error) {
+        if (error instanceof SealError) throw new RpcError(error.code, error.message);
+        throw error;
+      }
+    },
+    dev_resumeFinality: () => chain.resumeFinality(),
+    dev_silenceSubscriptions: () => silencer.silence(),
+  };
+}
