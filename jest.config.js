@@ -29,6 +29,7 @@ const SLOW_SUITES = [
   'services/content-publishing/test/pipelineFaults.test.ts',
   'services/content-publishing/test/uploadProcess.test.ts',
   'e2e/test/faults.test.ts',
+  'e2e/test/chainBehaviours.test.ts',
   'services/content-publishing/test/redisFailover.test.ts',
   'services/account/test/redisFailover.test.ts',
 ];

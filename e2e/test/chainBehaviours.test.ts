@@ -1,0 +1,160 @@
+// The gateway through a live network's bad moments, made on call by the devchain, under a steady load of broadcasts
+// and sign-ups: subscriptions that go silent, and finality that stalls past the readiness bound. Every accepted
+// request is finalized once. Prints lines starting with `e2e chain behaviours`.
+import { ChainQueries } from '@frequency-gateway/chain';
+import { devchainControl, type DevchainControl } from '@frequency-gateway/devchain';
+import { callJson, eachLimited, waitUntil } from '@frequency-gateway/devstack';
+import type { LocalGateway } from '@frequency-gateway/devstack/gateway';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
+import type { GatewayClient } from '../src/clients/gatewayClient.js';
+import { expectFinalizedOnce, startGatewayForLoad, startSteadyLoad, type SteadyLoad } from '../src/steadyLoad.js';
+
+const COMPONENTS = ['account-api', 'account-worker', 'content-publishing-api', 'content-publishing-worker'];
+const USERS = 4;
+/** The chain's block time is 6 s (Aura's slot), so readiness reports a stall after ten of them. */
+const STALE_AFTER_MS = 60_000;
+
+let gateway: LocalGateway;
+let client: GatewayClient;
+let control: DevchainControl;
+/** The load a test started: stopped after it however it ended, so that no lane outlives its test. */
+let load: SteadyLoad | undefined;
+/** Every log line the components printed, as pino JSON. */
+const logs: string[] = [];
+
+beforeAll(async () => {
+  await cryptoWaitReady();
+  ({ gateway, client } = await startGatewayForLoad(USERS, {
+    env: { READINESS_INTERVAL_MS: '1000' },
+    roleOptions: { api: { output: logs }, worker: { output: logs } },
+  }));
+  control = devchainControl(gateway.backing.chain.url);
+}, 180_000);
+afterEach(async () => {
+  await load?.stop();
+  load = undefined;
+});
+afterAll(async () => {
+  await client?.close();
+  await gateway?.stop();
+});
+
+/** A component's /readyz: its status code and the chain check's error, if any. */
+async function readinessOf(component: string): Promise<{ ready: boolean; chainError?: string }> {
+  const answer = await callJson(gateway.components[component]!.url, 'GET', '/readyz').catch(() => undefined);
+  const chain = (answer?.body?.checks as Record<string, { error?: string }> | undefined)?.chain;
+  return { ready: answer?.status === 200, ...(chain?.error ? { chainError: chain.error } : {}) };
+}
+
+/** The log lines printed since line `from` whose message contains `text`, parsed. */
+function logLinesSince(from: number, text: string): { component: string; time: string; msg: string }[] {
+  return logs
+    .slice(from)
+    .filter((line) => line.includes(text))
+    .map((line) => JSON.parse(line) as { component: string; time: string; msg: string });
+}
+
+const startOf = async () => ({
+  fromBlock: (await new ChainQueries(client.chain.api).bestBlock()).number,
+  pids: Object.fromEntries(COMPONENTS.map((name) => [name, gateway.components[name]!.pid])),
+});
+
+/** No component restarted: the same processes, still running. */
+function expectNoRestart(pids: Record<string, number>) {
+  for (const component of COMPONENTS) {
+    expect(gateway.components[component]!.pid).toBe(pids[component]);
+    expect(gateway.components[component]!.running()).toBe(true);
+  }
+}
+
+const chainFacts = (fromBlock: number) => ({
+  fromBlock,
+  ipfsGatewayUrl: gateway.backing.kubo!.gatewayUrl,
+  users: { first: 2, count: USERS },
+});
+
+test('subscriptions gone silent under load: every component notices within 7 s, subscribes anew, and every request is finalized once', async () => {
+  const { fromBlock, pids } = await startOf();
+  load = startSteadyLoad(client, { users: USERS });
+  await waitUntil(async () => load!.broadcasts.length >= 50, 30_000, 'the load under way');
+  const from = logs.length;
+  const silencedAt = Date.now();
+  await control.silenceSubscriptions();
+  await waitUntil(
+    async () => new Set(logLinesSince(from, 'leaving the chain node').map((line) => line.component)).size === 4,
+    20_000,
+    () => `every component leaving its silent node (so far: ${logLinesSince(from, 'leaving').map((l) => l.component)})`,
+  );
+  const noticedMs = Object.fromEntries(
+    COMPONENTS.map((component) => {
+      const line = logLinesSince(from, 'leaving the chain node').find((l) => l.component === component)!;
+      expect(line.msg).toContain('no new head came');
+      return [component, Date.parse(line.time) - silencedAt];
+    }),
+  );
+  await waitUntil(
+    async () => (await eachLimited(COMPONENTS, 4, readinessOf)).every((readiness) => readiness.ready),
+    20_000,
+    'every component ready again',
+  );
+  // Heads flow again: the best block every component announces moves on.
+  const accepted = await load.stop();
+  const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
+  expectNoRestart(pids);
+  const worst = Math.max(...Object.values(noticedMs));
+  expect(worst).toBeLessThanOrEqual(7_000);
+  process.stdout.write(
+    `e2e chain behaviours: silent subscriptions noticed in ${JSON.stringify(noticedMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+  );
+}, 300_000);
+
+test('finality stalled past the readiness bound under load: nothing fails or goes twice, readiness says why, and all settles once it resumes', async () => {
+  const { fromBlock, pids } = await startOf();
+  load = startSteadyLoad(client, { users: USERS, lanes: 2 });
+  await waitUntil(async () => load!.broadcasts.length >= 50, 30_000, 'the load under way');
+  const heldAt = await control.stallFinality();
+  const stalledAt = Date.now();
+  // Requests keep arriving for the first part of the stall, then wait with it.
+  await waitUntil(async () => load!.broadcasts.length >= 300, 60_000, 'requests accepted during the stall');
+  const accepted = await load.stop();
+
+  // Readiness tells the truth: every component unready, naming the stall, once ten block times have passed.
+  const unreadyAfter: Record<string, number> = {};
+  await waitUntil(
+    async () => {
+      for (const component of COMPONENTS) {
+        if (unreadyAfter[component] !== undefined) continue;
+        const readiness = await readinessOf(component);
+        if (!readiness.ready && readiness.chainError?.includes('finality stalled'))
+          unreadyAfter[component] = Date.now() - stalledAt;
+      }
+      return Object.keys(unreadyAfter).length === COMPONENTS.length;
+    },
+    STALE_AFTER_MS + 30_000,
+    () => `every component unready for the stall (so far: ${JSON.stringify(unreadyAfter)})`,
+  );
+  for (const ms of Object.values(unreadyAfter)) expect(ms).toBeGreaterThanOrEqual(STALE_AFTER_MS - 1_000);
+  // What the finality alert reads: the best block runs more than 10 ahead of the finalized one.
+  const metrics = await callJson(gateway.components['content-publishing-worker']!.url, 'GET', '/metrics');
+  const gauge = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(String(metrics.body))?.[1]);
+  expect(gauge('chain_finalized_block')).toBe(heldAt);
+  expect(gauge('chain_best_block') - gauge('chain_finalized_block')).toBeGreaterThan(10);
+  // Nothing failed while waiting: every request is still on its way.
+  const waiting = await eachLimited([...accepted.broadcasts.slice(-50)], 8, (id) => client.record(id));
+  expect(waiting.filter((record) => record?.state === 'failed' || record?.state === 'finalized')).toEqual([]);
+
+  const resumedAt = Date.now();
+  await control.resumeFinality();
+  await waitUntil(
+    async () => (await eachLimited(COMPONENTS, 4, readinessOf)).every((readiness) => readiness.ready),
+    20_000,
+    'every component ready again',
+  );
+  const readyAgainMs = Date.now() - resumedAt;
+  const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
+  expectNoRestart(pids);
+  process.stdout.write(
+    `e2e chain behaviours: finality stalled at #${heldAt} for ${Math.round((resumedAt - stalledAt) / 1000)} s; unready after ${JSON.stringify(unreadyAfter)} ms; ready again in ${readyAgainMs} ms; ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+  );
+}, 400_000);
