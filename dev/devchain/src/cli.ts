@@ -1,9 +1,10 @@
 // devchain: a Frequency development chain on one port (WebSocket and HTTP JSON-RPC).
 import { parseArgs } from 'node:util';
+import { BasePathError } from './chain/basePath.js';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--base-path dir]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -15,6 +16,7 @@ function parse() {
       'finality-lag': { type: 'string', default: '0' },
       'create-empty-blocks': { type: 'string', default: 'true' },
       genesis: { type: 'string' },
+      'base-path': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -38,6 +40,7 @@ function parse() {
     blockTimeMs: integer('block-time', values['block-time'], 1),
     finalityLag: integer('finality-lag', values['finality-lag'], 0) ?? 0,
     genesis: values.genesis,
+    basePath: values['base-path'],
   };
   if (values.help || problems.length > 0) {
     process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
@@ -59,10 +62,15 @@ async function start(): Promise<Devchain> {
       finalityLag: options.finalityLag,
       createEmptyBlocks: options.createEmptyBlocks,
       ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+      ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
     });
   } catch (error) {
+    if (error instanceof BasePathError) {
+      process.stderr.write(`devchain: ${error.message}\n`);
+      process.exit(2);
+    }
     if (!(error instanceof GenesisFileError)) throw error;
     process.stderr.write(error.problems.map((problem) => `devchain: --genesis ${problem}\n`).join(''));
     process.exit(2);
@@ -70,8 +78,12 @@ async function start(): Promise<Devchain> {
 }
 
 const devchain = await start();
+const kept =
+  options.basePath === undefined
+    ? ''
+    : `, chain kept in ${options.basePath} (best block ${devchain.chain.best.number})`;
 process.stdout.write(
-  `devchain: ${options.sealing} sealing, finality lag ${options.finalityLag}, listening on ${devchain.url} (HTTP ${devchain.httpUrl})\n`,
+  `devchain: ${options.sealing} sealing, finality lag ${options.finalityLag}${kept}, listening on ${devchain.url} (HTTP ${devchain.httpUrl})\n`,
 );
 const stop = () => void devchain.close().then(() => process.exit(0));
 process.on('SIGINT', stop);

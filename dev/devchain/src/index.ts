@@ -9,4 +9,5 @@ export {
   type ExtraGenesis,
   type ExtraGenesisInput,
 } from './genesis/extraGenesis.js';
+export { BasePathError } from './chain/basePath.js';
 export { spawnDevchain, type DevchainProcess, type DevchainProcessOptions } from './process.js';
