@@ -1,9 +1,10 @@
 // devchain: a Frequency development chain on one port (WebSocket and HTTP JSON-RPC).
 import { parseArgs } from 'node:util';
+import { BasePathError } from './chain/basePath.js';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--base-path dir]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -17,6 +18,7 @@ function parse() {
       genesis: { type: 'string' },
       'stall-finality-at': { type: 'string' },
       'silence-subscriptions-at': { type: 'string' },
+      'base-path': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -42,6 +44,7 @@ function parse() {
     genesis: values.genesis,
     stallFinalityAt: integer('stall-finality-at', values['stall-finality-at'], 0),
     silenceSubscriptionsAt: integer('silence-subscriptions-at', values['silence-subscriptions-at'], 1),
+    basePath: values['base-path'],
   };
   if (values.help || problems.length > 0) {
     process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
@@ -67,10 +70,15 @@ async function start(): Promise<Devchain> {
       ...(options.silenceSubscriptionsAt === undefined
         ? {}
         : { silenceSubscriptionsAt: options.silenceSubscriptionsAt }),
+      ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
     });
   } catch (error) {
+    if (error instanceof BasePathError) {
+      process.stderr.write(`devchain: ${error.message}\n`);
+      process.exit(2);
+    }
     if (!(error instanceof GenesisFileError)) throw error;
     process.stderr.write(error.problems.map((problem) => `devchain: --genesis ${problem}\n`).join(''));
     process.exit(2);
@@ -78,8 +86,12 @@ async function start(): Promise<Devchain> {
 }
 
 const devchain = await start();
+const kept =
+  options.basePath === undefined
+    ? ''
+    : `, chain kept in ${options.basePath} (best block ${devchain.chain.best.number})`;
 process.stdout.write(
-  `devchain: ${options.sealing} sealing, finality lag ${options.finalityLag}, listening on ${devchain.url} (HTTP ${devchain.httpUrl})\n`,
+  `devchain: ${options.sealing} sealing, finality lag ${options.finalityLag}${kept}, listening on ${devchain.url} (HTTP ${devchain.httpUrl})\n`,
 );
 const stop = () => void devchain.close().then(() => process.exit(0));
 process.on('SIGINT', stop);

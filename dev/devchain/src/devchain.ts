@@ -1,4 +1,5 @@
 import type { KeyringPair } from '@polkadot/keyring/types';
+import { BasePath } from './chain/basePath.js';
 import { Chain, type Sealing } from './chain/chain.js';
 import { accountHex, devKeyring } from './genesis/devAccounts.js';
 import { buildMetadata } from './metadata/buildMetadata.js';
@@ -45,6 +46,13 @@ export interface DevchainOptions {
   stallFinalityAt?: number;
   /** Every subscription open when this block is sealed sends nothing more (sockets stay open; new ones work). */
   silenceSubscriptionsAt?: number;
+  /**
+   * Keep the chain in this directory (a node's `--base-path`): every sealed block and finality move is written
+   * as it happens, and a devchain started on the same directory with the same genesis options replays them and
+   * goes on from the same best and finalized blocks (the transaction pool is not kept). Without it the chain
+   * lives in memory only.
+   */
+  basePath?: string;
 }
 
 export interface Devchain {
@@ -164,11 +172,19 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     chain,
     options.silenceSubscriptionsAt === undefined ? {} : { silenceSubscriptionsAt: options.silenceSubscriptionsAt },
   );
-  const server = await serveRpc(methods, {
-    port: options.port ?? 0,
-    ...(options.host ? { host: options.host } : {}),
-    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
-  });
+  const basePath = options.basePath === undefined ? undefined : BasePath.open(options.basePath, chain);
+  if (basePath) chain.keepJournal(basePath);
+  let server: Awaited<ReturnType<typeof serveRpc>>;
+  try {
+    server = await serveRpc(methods, {
+      port: options.port ?? 0,
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+    });
+  } catch (error) {
+    basePath?.close();
+    throw error;
+  }
   chain.start();
   return {
     url: server.url,
@@ -179,6 +195,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     close: async () => {
       chain.stop();
       await server.close();
+      basePath?.close();
     },
   };
 }

@@ -9,5 +9,6 @@ export {
   type ExtraGenesis,
   type ExtraGenesisInput,
 } from './genesis/extraGenesis.js';
+export { BasePathError } from './chain/basePath.js';
 export { spawnDevchain, type DevchainProcess, type DevchainProcessOptions } from './process.js';
 export { devchainControl, type DevchainControl } from './control.js';

@@ -11,6 +11,8 @@ export interface DevchainProcessOptions {
   finalityLag?: number;
   /** An extra genesis document (JSON file path). */
   genesisFile?: string;
+  /** Keep the chain in this directory (`--base-path`). */
+  basePath?: string;
 }
 
 /** The devchain as a process of its own: what e2e suites and multi-process tests run. */
@@ -33,6 +35,7 @@ export async function spawnDevchain(options: DevchainProcessOptions = {}): Promi
   if (options.blockTimeMs !== undefined) args.push('--block-time', String(options.blockTimeMs));
   if (options.createEmptyBlocks !== undefined) args.push('--create-empty-blocks', String(options.createEmptyBlocks));
   if (options.genesisFile !== undefined) args.push('--genesis', options.genesisFile);
+  if (options.basePath !== undefined) args.push('--base-path', options.basePath);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     const lines: string[] = [];

@@ -4,7 +4,7 @@ import { debit, readAccount, writeAccount } from '../pallets/balances.js';
 import type { AccountHex, DispatchContext, Origin } from '../runtime/context.js';
 import { DispatchFailure, INVALID, TransactionRejected } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { ChainFacts, CheckedExtrinsic, Hex } from './extrinsic.js';
+import { verifySigned, type ChainFacts, type CheckedExtrinsic, type Hex } from './extrinsic.js';
 import { Overlay, type Key, type StateView } from '../state/state.js';
 
 export interface Block {
@@ -150,6 +150,22 @@ export class BlockBuilder {
     else context.deposit('System', 'ExtrinsicFailed', { dispatchError: failure, dispatchInfo: DISPATCH_INFO });
     this.extrinsics.push(extrinsic.bytes);
     return undefined;
+  }
+
+  /**
+   * Applies an extrinsic of a block sealed before (a replay from the base path), as a block import checks it:
+   * its signature against this block's state, then nonce, the pallets' checks and the fee as `apply` does
+   * (not the pool's checks: a sealed block's extrinsics are never future, and their balance is what `apply` sees).
+   */
+  import(bytes: Uint8Array): TransactionRejected | undefined {
+    let extrinsic: CheckedExtrinsic;
+    try {
+      extrinsic = verifySigned(this.runtime, this.facts, this.overlay, this.number, bytes);
+    } catch (error) {
+      if (error instanceof TransactionRejected) return error;
+      throw error;
+    }
+    return this.apply(extrinsic);
   }
 
   /**

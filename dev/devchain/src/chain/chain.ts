@@ -36,6 +36,37 @@ export class SealError extends Error {
   }
 }
 
+/** A sealed block as the base path keeps it: what a replay needs, and the hash the replay must come to. */
+export interface SealedBlock {
+  number: number;
+  hash: Hex;
+  timestamp: number;
+  /** The signed extrinsics, in block order, after the timestamp inherent (rebuilt from the timestamp). */
+  extrinsics: Hex[];
+}
+
+/**
+ * Where sealed blocks and finality go before they are recorded and announced (the devchain's base path). A
+ * write that throws makes the seal or finalization fail, leaving the chain as it was.
+ */
+export interface ChainJournal {
+  /** A block about to be recorded, with the number its seal finalizes to when finality moves. */
+  sealed(block: SealedBlock, finalized: number | undefined): void;
+  /** Finality moved to `number` without a new block (`engine_finalizeBlock`). */
+  finalized(number: number): void;
+}
+
+/** A block of a replay that would not apply as recorded, or came out with another hash. */
+export class ReplayError extends Error {
+  constructor(
+    readonly number: number,
+    message: string,
+  ) {
+    super(`block ${number}: ${message}`);
+    this.name = 'ReplayError';
+  }
+}
+
 /** The least time between two sealed blocks (what a development node needs to make one). */
 const SEAL_GAP_MS = 50;
 
@@ -87,6 +118,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   private finalityWanted = 0;
   private timer: NodeJS.Timeout | undefined;
   private sealScheduled = false;
+  private journal: ChainJournal | undefined;
   private readonly now: () => number;
   readonly facts: ChainFacts;
 
@@ -268,25 +300,59 @@ export class Chain extends EventEmitter<ChainEvents> {
   finalizeBlock(hash: string): void {
     const block = this.blockByHash(hash);
     if (!block) throw new SealError(16_000, `Blockchain error: UnknownBlock: ${hash}`);
-    this.finalizeTo(block.number);
+    this.moveFinality(block.number);
+  }
+
+  private readonly report = (error: unknown): void => {
+    if (this.options.onInternalError) this.options.onInternalError(error);
+    else process.emitWarning(String(error));
+  };
+
+  /** A builder for the block after the best one, initialised (timestamp inherent applied). */
+  private startBlock(timestamp: number): BlockBuilder {
+    const parent = this.best;
+    const builder = new BlockBuilder(this.runtime, this.facts, this.stateAt(parent), parent, timestamp, this.report);
+    builder.initialize();
+    return builder;
+  }
+
+  /** Finishes a block on the best one, asks `beforeRecord` (which may refuse it), then records it. */
+  private finishBlock(builder: BlockBuilder, beforeRecord: (block: Block) => void): Block {
+    const { block, changes } = builder.finish(this.stateRoots[this.best.number] as Uint8Array);
+    beforeRecord(block);
+    this.state.apply(block.number, changes);
+    this.record(block, block.header.stateRoot.toU8a());
+    return block;
+  }
+
+  /** Writes to the journal, when there is one; a failed write is reported and fails the step. */
+  private journalWrite(write: (journal: ChainJournal) => void): void {
+    if (!this.journal) return;
+    try {
+      write(this.journal);
+    } catch (error) {
+      this.report(error);
+      throw error;
+    }
   }
 
   /** Seals the next block now with whatever is ready; `finalize` finalizes it (less the finality lag). */
   seal(finalize = true): Block {
     const parent = this.best;
-    const timestamp = Math.max(this.now(), parent.timestamp + 1);
-    const report = this.options.onInternalError ?? ((error: unknown) => process.emitWarning(String(error)));
-    const builder = new BlockBuilder(this.runtime, this.facts, this.stateAt(parent), parent, timestamp, report);
-    builder.initialize();
+    const builder = this.startBlock(Math.max(this.now(), parent.timestamp + 1));
     const included: Hex[] = [];
     for (const extrinsic of this.pool.ready((sender) => this.accountNonce(sender, parent))) {
       const rejection = builder.apply(extrinsic);
       if (rejection instanceof TransactionRejected) this.pool.remove(extrinsic.hash, 'invalid');
       else included.push(extrinsic.hash);
     }
-    const { block, changes } = builder.finish(this.stateRoots[parent.number] as Uint8Array);
-    this.state.apply(block.number, changes);
-    this.record(block, block.header.stateRoot.toU8a());
+    const target = finalize ? Math.max(0, builder.number - this.options.finalityLag) : 0;
+    const reached = this.finalityReached(target);
+    const block = this.finishBlock(builder, (block) =>
+      this.journalWrite((journal) =>
+        journal.sealed(sealedOf(block), reached > this.finalizedNumber ? reached : undefined),
+      ),
+    );
     for (const hash of included) {
       this.pool.remove(hash);
       this.pool.notify(hash, { inBlock: block.hash });
@@ -295,9 +361,46 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.pool.prune(block.number + 1, (sender) => this.accountNonce(sender));
     this.emit('block', block);
     // As manual seal imports a block with `finalized` set: final the moment it is made (less the lag).
-    if (finalize) this.finalizeTo(Math.max(0, block.number - this.options.finalityLag));
+    this.finalizeTo(target);
     this.keepFinalityMoving();
     return block;
+  }
+
+  /**
+   * Replays a block sealed before (the devchain's base path) on the best block: its timestamp, then its
+   * extrinsics in order, each checked as a block import checks it. Throws ReplayError when one no longer
+   * applies or the block comes out with another hash; the chain is then as before. Nothing is journaled or
+   * announced (no client is connected yet).
+   */
+  importBlock(sealed: SealedBlock): Block {
+    if (sealed.number !== this.best.number + 1)
+      throw new ReplayError(sealed.number, `does not follow the best block ${this.best.number}`);
+    const builder = this.startBlock(sealed.timestamp);
+    sealed.extrinsics.forEach((bytes, index) => {
+      const rejection = builder.import(hexToU8a(bytes));
+      if (rejection)
+        throw new ReplayError(sealed.number, `extrinsic ${index + 1} no longer applies: ${rejection.message}`);
+    });
+    const block = this.finishBlock(builder, (block) => {
+      if (block.hash !== sealed.hash)
+        throw new ReplayError(sealed.number, `replays to ${block.hash}, but ${sealed.hash} was sealed`);
+    });
+    // Finality resumes where it was: a lag's empty blocks still follow these (see keepFinalityMoving).
+    const hashes = sealed.extrinsics.map((bytes) => this.runtime.registry.hash(hexToU8a(bytes)).toHex() as Hex);
+    this.inBlockAwaitingFinality.push(...hashes.map((hash) => ({ hash, block })));
+    return block;
+  }
+
+  /** Finality of a replay: finalizes up to `number` (a block already imported) without journaling it. */
+  restoreFinalized(number: number): void {
+    if (number > this.best.number)
+      throw new ReplayError(number, `finalized, but the best block is ${this.best.number}`);
+    this.finalizeTo(number);
+  }
+
+  /** From now on every sealed block and every move of finality goes to `journal` first. */
+  keepJournal(journal: ChainJournal): void {
+    this.journal = journal;
   }
 
   private readonly inBlockAwaitingFinality: Array<{ hash: Hex; block: Block }> = [];
@@ -311,14 +414,14 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (!Number.isInteger(at) || at < this.finalizedNumber)
       throw new SealError(16_000, `finality is already at #${this.finalizedNumber}, past #${at}`);
     this.finalityHeldAt = at;
-    this.finalizeTo(this.finalityWanted);
+    this.moveFinality(this.finalityWanted);
     return at;
   }
 
   /** Ends a finality stall: finality catches up at once with every block due. Returns the finalized number. */
   resumeFinality(): number {
     this.finalityHeldAt = undefined;
-    this.finalizeTo(this.finalityWanted);
+    this.moveFinality(this.finalityWanted);
     this.keepFinalityMoving();
     return this.finalizedNumber;
   }
@@ -327,9 +430,21 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.finalityHeldAt !== undefined;
   }
 
+  /** Where finality gets to when `wanted` is due: as far as it is wanted, but not past a stall. */
+  private finalityReached(wanted: number): number {
+    return Math.min(Math.max(this.finalityWanted, wanted), this.finalityHeldAt ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Finality moved without a new block (`engine_finalizeBlock`, a stall's end): journaled first, then done. */
+  private moveFinality(wanted: number): void {
+    const reached = this.finalityReached(wanted);
+    if (reached > this.finalizedNumber) this.journalWrite((journal) => journal.finalized(reached));
+    this.finalizeTo(wanted);
+  }
+
   private finalizeTo(wanted: number): void {
+    const target = this.finalityReached(wanted);
     this.finalityWanted = Math.max(this.finalityWanted, wanted);
-    const target = Math.min(this.finalityWanted, this.finalityHeldAt ?? Number.POSITIVE_INFINITY);
     while (this.finalizedNumber < target) {
       this.finalizedNumber++;
       const block = this.blocks[this.finalizedNumber] as Block;
@@ -359,6 +474,8 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   start(): void {
     this.stopped = false;
+    // A restored chain whose finality was still catching up goes on.
+    this.keepFinalityMoving();
     if (this.options.sealing === 'interval') {
       const createEmpty = this.options.createEmptyBlocks ?? true;
       this.timer = setInterval(() => {
@@ -377,3 +494,11 @@ export class Chain extends EventEmitter<ChainEvents> {
 }
 
 export const hexOf = (bytes: Uint8Array): Hex => u8aToHex(bytes) as Hex;
+
+/** What the journal keeps of a block (the inherent is rebuilt from the timestamp). */
+const sealedOf = (block: Block): SealedBlock => ({
+  number: block.number,
+  hash: block.hash,
+  timestamp: block.timestamp,
+  extrinsics: block.extrinsics.slice(1),
+});

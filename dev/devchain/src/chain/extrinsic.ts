@@ -38,24 +38,24 @@ export const feeOf = (facts: ChainFacts, length: number, tip: bigint) =>
   facts.baseFee + BigInt(length) * facts.byteFee + tip;
 
 /**
- * Validates an extrinsic against the state after block `current - 1` as the runtime's transaction
- * extensions do: the signature over the exact signing payload (whose birth block hash comes from the era,
- * so an expired era fails as a bad signature, as on a real node), nonce (stale or future), and fees.
+ * Decodes a signed extrinsic and checks its signature over the exact signing payload, whose birth block hash
+ * comes from the era (so an expired era fails as a bad signature, as on a real node), against the state after
+ * block `current - 1` with that block's hash recorded. The pool checks this, and so does a block import
+ * (`BlockBuilder.import`), which leaves nonce, fees and the pallets' checks to the block builder.
  */
-export function checkExtrinsic(
+export function verifySigned(
   runtime: Runtime,
   facts: ChainFacts,
   state: StateView,
   current: number,
   bytes: Uint8Array,
-): CheckedExtrinsic & { future: boolean } {
+): CheckedExtrinsic & { signer: AccountHex } {
   let extrinsic: GenericExtrinsic;
   try {
     extrinsic = runtime.registry.createType('Extrinsic', bytes) as unknown as GenericExtrinsic;
   } catch {
     throw new TransactionRejected(1002, 'Verification Error', 'Could not decode the extrinsic');
   }
-  const hash = extrinsic.hash.toHex() as Hex;
   if (!extrinsic.isSigned) {
     // Unsigned extrinsics are inherents, which only the block author adds.
     throw INVALID.call();
@@ -87,20 +87,42 @@ export function checkExtrinsic(
     (extrinsic.inner as unknown as { signature: { multiSignature: Codec } }).signature.multiSignature,
   );
   if (!verifyExactly(message, signature, hexToU8a(signer))) throw INVALID.badProof();
-
-  const account = readAccount({ state, storage: runtime.storage }, signer);
-  const nonce = extrinsic.nonce.toNumber();
-  if (nonce < account.nonce) throw INVALID.stale();
   const tip = extrinsic.tip.toBigInt();
-  const fee = paysFromBalance(runtime, extrinsic) ? feeOf(facts, extrinsic.encodedLength, tip) : 0n;
+  return {
+    hash: extrinsic.hash.toHex() as Hex,
+    bytes,
+    extrinsic,
+    signer,
+    nonce: extrinsic.nonce.toNumber(),
+    tip,
+    fee: paysFromBalance(runtime, extrinsic) ? feeOf(facts, extrinsic.encodedLength, tip) : 0n,
+    validUntil: era.isMortalEra ? era.asMortalEra.death(current) - 1 : Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/**
+ * Validates an extrinsic for the pool against the state after block `current - 1`, as the runtime's
+ * transaction extensions do: the signature (see `verifySigned`), nonce (stale or future), fees and the
+ * pallets' own checks.
+ */
+export function checkExtrinsic(
+  runtime: Runtime,
+  facts: ChainFacts,
+  state: StateView,
+  current: number,
+  bytes: Uint8Array,
+): CheckedExtrinsic & { future: boolean } {
+  const checked = verifySigned(runtime, facts, state, current, bytes);
+  const { extrinsic, signer, nonce, fee } = checked;
+  const account = readAccount({ state, storage: runtime.storage }, signer);
+  if (nonce < account.nonce) throw INVALID.stale();
   // Capacity-paid calls are charged (and refused) by frequencyTxPayment itself.
   if (paysFromBalance(runtime, extrinsic) && spendable(account, facts.existentialDeposit, false) < fee)
     throw INVALID.payment();
   const call = extrinsic.method as never;
   const { storage, registry } = runtime;
   runtime.validate({ state, storage, registry, signer, blockNumber: current, call, length: bytes.length }, call);
-  const validUntil = era.isMortalEra ? era.asMortalEra.death(current) - 1 : Number.MAX_SAFE_INTEGER;
-  return { hash, bytes, extrinsic, signer, nonce, tip, fee, validUntil, future: nonce > account.nonce };
+  return { ...checked, future: nonce > account.nonce };
 }
 
 /** Whether the fee is paid in tokens (not with Capacity, and not a `Pays::No` call). */

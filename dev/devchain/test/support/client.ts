@@ -38,7 +38,10 @@ export async function connect(options: DevchainOptions = {}): Promise<Connected>
     charlie: pair('Charlie'),
     pair,
     close: async () => {
+      // The client's close handshake first: a server shutdown that cuts it short makes polkadot-js log a 1006.
+      const disconnected = api.isConnected ? new Promise((resolve) => api.once('disconnected', resolve)) : undefined;
       await api.disconnect();
+      await disconnected;
       await devchain.close();
       // A devchain bug must fail the suite even when the client only saw a failed call.
       if (internalErrors.length > 0)
