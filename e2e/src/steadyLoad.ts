@@ -13,7 +13,7 @@ import { GatewayClient, LOGIN_URI } from './clients/gatewayClient.js';
  */
 export async function startGatewayForLoad(
   users: number,
-  options: Pick<LocalGatewayOptions, 'chainNodes' | 'env' | 'roleOptions'> = {},
+  options: Pick<LocalGatewayOptions, 'chainNodes' | 'keepChain' | 'env' | 'roleOptions'> = {},
 ): Promise<{ gateway: LocalGateway; client: GatewayClient }> {
   const gateway = await startLocalGateway({
     components: [

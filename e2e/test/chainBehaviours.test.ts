@@ -1,6 +1,6 @@
 // The gateway through a live network's bad moments, made on call by the devchain, under a steady load of broadcasts
-// and sign-ups: subscriptions that go silent, and finality that stalls past the readiness bound. Every accepted
-// request is finalized once. Prints lines starting with `e2e chain behaviours`.
+// and sign-ups: subscriptions that go silent, finality that stalls past the readiness bound, and the node killed and
+// restarted with its chain (its transaction pool lost). Every accepted request is finalized once. Prints lines starting with `e2e chain behaviours`.
 import { ChainQueries } from '@frequency-gateway/chain';
 import { devchainControl, type DevchainControl } from '@frequency-gateway/devchain';
 import { callJson, eachLimited, waitUntil } from '@frequency-gateway/devstack';
@@ -18,21 +18,22 @@ let gateway: LocalGateway;
 let client: GatewayClient;
 let control: DevchainControl;
 /** The load a test started: stopped after it however it ended, so that no lane outlives its test. */
-let load: SteadyLoad | undefined;
+let runningLoad: SteadyLoad | undefined;
 /** Every log line the components printed, as pino JSON. */
 const logs: string[] = [];
 
 beforeAll(async () => {
   await cryptoWaitReady();
   ({ gateway, client } = await startGatewayForLoad(USERS, {
-    env: { READINESS_INTERVAL_MS: '1000' },
+    keepChain: true,
+    env: { READINESS_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
     roleOptions: { api: { output: logs }, worker: { output: logs } },
   }));
   control = devchainControl(gateway.backing.chain.url);
 }, 180_000);
 afterEach(async () => {
-  await load?.stop();
-  load = undefined;
+  await runningLoad?.stop();
+  runningLoad = undefined;
 });
 afterAll(async () => {
   await client?.close();
@@ -67,6 +68,21 @@ function expectNoRestart(pids: Record<string, number>) {
   }
 }
 
+/** Starts the test's load and waits until it is under way. */
+async function loadUnderWay(lanes?: number): Promise<SteadyLoad> {
+  const started = startSteadyLoad(client, { users: USERS, ...(lanes ? { lanes } : {}) });
+  runningLoad = started;
+  await waitUntil(async () => started.broadcasts.length >= 50, 30_000, 'the load under way');
+  return started;
+}
+
+const everyComponentReady = () =>
+  waitUntil(
+    async () => (await eachLimited(COMPONENTS, 4, readinessOf)).every((readiness) => readiness.ready),
+    20_000,
+    'every component ready again',
+  );
+
 const chainFacts = (fromBlock: number) => ({
   fromBlock,
   ipfsGatewayUrl: gateway.backing.kubo!.gatewayUrl,
@@ -75,8 +91,7 @@ const chainFacts = (fromBlock: number) => ({
 
 test('subscriptions gone silent under load: every component notices within 7 s, subscribes anew, and every request is finalized once', async () => {
   const { fromBlock, pids } = await startOf();
-  load = startSteadyLoad(client, { users: USERS });
-  await waitUntil(async () => load!.broadcasts.length >= 50, 30_000, 'the load under way');
+  const load = await loadUnderWay();
   const from = logs.length;
   const silencedAt = Date.now();
   await control.silenceSubscriptions();
@@ -92,11 +107,7 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
       return [component, Date.parse(line.time) - silencedAt];
     }),
   );
-  await waitUntil(
-    async () => (await eachLimited(COMPONENTS, 4, readinessOf)).every((readiness) => readiness.ready),
-    20_000,
-    'every component ready again',
-  );
+  await everyComponentReady();
   // Heads flow again: the best block every component announces moves on.
   const accepted = await load.stop();
   const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
@@ -110,12 +121,11 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
 
 test('finality stalled past the readiness bound under load: nothing fails or goes twice, readiness says why, and all settles once it resumes', async () => {
   const { fromBlock, pids } = await startOf();
-  load = startSteadyLoad(client, { users: USERS, lanes: 2 });
-  await waitUntil(async () => load!.broadcasts.length >= 50, 30_000, 'the load under way');
+  const load = await loadUnderWay(2);
   const heldAt = await control.stallFinality();
   const stalledAt = Date.now();
   // Requests keep arriving for the first part of the stall, then wait with it.
-  await waitUntil(async () => load!.broadcasts.length >= 300, 60_000, 'requests accepted during the stall');
+  await waitUntil(async () => load.broadcasts.length >= 300, 60_000, 'requests accepted during the stall');
   const accepted = await load.stop();
 
   // Readiness tells the truth: every component unready, naming the stall, once ten block times have passed.
@@ -146,15 +156,45 @@ test('finality stalled past the readiness bound under load: nothing fails or goe
 
   const resumedAt = Date.now();
   await control.resumeFinality();
-  await waitUntil(
-    async () => (await eachLimited(COMPONENTS, 4, readinessOf)).every((readiness) => readiness.ready),
-    20_000,
-    'every component ready again',
-  );
+  await everyComponentReady();
   const readyAgainMs = Date.now() - resumedAt;
   const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
   expectNoRestart(pids);
   process.stdout.write(
     `e2e chain behaviours: finality stalled at #${heldAt} for ${Math.round((resumedAt - stalledAt) / 1000)} s; unready after ${JSON.stringify(unreadyAfter)} ms; ready again in ${readyAgainMs} ms; ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+  );
+}, 400_000);
+
+test('the node killed and restarted with its chain (its pool lost) under load: every component is back within 5 s of it, and every request is finalized once', async () => {
+  const { fromBlock, pids } = await startOf();
+  const load = await loadUnderWay();
+  const from = logs.length;
+  const killedAt = Date.now();
+  await gateway.backing.restartChain('SIGKILL');
+  const backAt = Date.now();
+  // Each component says once that it lost the node, and once that it is connected again.
+  const connectedAgain = () =>
+    logLinesSince(from, 'connected to the chain at').filter((line) => Date.parse(line.time) >= backAt - 1_000);
+  await waitUntil(
+    async () => new Set(connectedAgain().map((line) => line.component)).size === COMPONENTS.length,
+    20_000,
+    () => `every component connected again (so far: ${connectedAgain().map((line) => line.component)})`,
+  );
+  const backMs = Object.fromEntries(
+    COMPONENTS.map((component) => {
+      const line = connectedAgain().find((l) => l.component === component)!;
+      return [component, Date.parse(line.time) - backAt];
+    }),
+  );
+  await everyComponentReady();
+  const acceptedBefore = load.broadcasts.length;
+  await waitUntil(async () => load.broadcasts.length >= acceptedBefore + 50, 30_000, 'the load going on');
+  const accepted = await load.stop();
+  const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
+  expectNoRestart(pids);
+  const worst = Math.max(...Object.values(backMs));
+  expect(worst).toBeLessThanOrEqual(5_000);
+  process.stdout.write(
+    `e2e chain behaviours: node killed and back in ${backAt - killedAt} ms; components connected again in ${JSON.stringify(backMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);

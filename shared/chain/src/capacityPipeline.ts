@@ -8,7 +8,7 @@ import {
 import { Counter, type Registry } from 'prom-client';
 import { CapacityMonitor, type CapacityLimits, type CapacityState, type Pausable } from './capacity.js';
 import type { ChainConnection } from './connection.js';
-import { NonceManager } from './nonces.js';
+import { NonceManager, SIGNING_KEYSPACE } from './nonces.js';
 import type { ChainPipeline } from './pipelineStart.js';
 import { followTransactions } from './transactionFollowing.js';
 import { loadProviderKey, verifyProvider, type ProviderKey } from './provider.js';
@@ -86,7 +86,7 @@ export class CapacityPipeline {
     const { redis, config } = runtime;
     const prefix = config.CACHE_KEY_PREFIX;
     this.timing = timing.onChain(connection.blockTimeMs);
-    const nonces = new NonceManager(redis, api, key.address, { prefix, timing: this.timing });
+    const nonces = new NonceManager(redis, api, key.address, { prefix: SIGNING_KEYSPACE, timing: this.timing });
     this.submitter = new CapacitySubmitter(api, key, nonces, { timing: this.timing });
     this.tracker = new TransactionTracker(api, redis, {
       prefix,

@@ -5,8 +5,16 @@ import { ChainTiming } from './timing.js';
 
 const RESERVE = RedisScript.fromFile(new URL('./reserveNonce.lua', import.meta.url), 2);
 
+/**
+ * Where the services keep the nonces of the keys they sign with: one keyspace for all of them, not each service's
+ * own, because the services of a gateway sign with the same provider key. Each following only the chain's next
+ * index would hand out a nonce the other holds whenever the node loses its pool (a restart): the next index then
+ * falls back below what is reserved.
+ */
+export const SIGNING_KEYSPACE = '{signing}';
+
 export interface NonceManagerOptions {
-  /** Redis key prefix (CACHE_KEY_PREFIX). */
+  /** Redis key prefix: SIGNING_KEYSPACE, shared by every service that signs with the same key. */
   prefix: string;
   /**
    * The timing contract (default ChainTiming.DEFAULT): its `gapRefillMs` is how long the chain's next index may
@@ -16,7 +24,7 @@ export interface NonceManagerOptions {
 }
 
 /**
- * Nonces for one signing account shared by every process that signs with it: reservations are atomic in
+ * Nonces for one signing account shared by every process (of every service) that signs with it: reservations are atomic in
  * Redis, so two workers never get the same nonce, and they follow the chain (`system_accountNextIndex`,
  * which counts the node's ready pool) so that restarts, foreign transactions and lost reservations heal.
  */

@@ -19,6 +19,11 @@ export interface GatewayBacking extends Omit<LocalRedisBacking, 'env' | 'stop'> 
    * IPFS_GATEWAY_URL (with Kubo), and the devchain's provider (//Alice controls MSA 1).
    */
   env: Record<string, string>;
+  /**
+   * With `keepChain`: ends the devchain (SIGKILL by default, as a crash) and starts it again on the same port with
+   * the chain it kept; resolves once it serves again, with `chain` the new process.
+   */
+  restartChain(signal?: NodeJS.Signals): Promise<void>;
   /** Stops what was started; a test may have stopped some of it already. */
   stop(): Promise<void>;
 }
@@ -42,6 +47,8 @@ export interface GatewayBackingOptions {
    * that a test can kill, revive, mute or stall (`nodes`). None by default: the devchain's own URL.
    */
   chainNodes?: number;
+  /** Keep the devchain's chain on disk (its `--base-path`, in a temporary folder), so that it can be restarted. */
+  keepChain?: boolean;
 }
 
 /**
@@ -49,16 +56,18 @@ export interface GatewayBackingOptions {
  * way, what was started is stopped again.
  */
 export async function startGatewayBacking(options: GatewayBackingOptions = {}): Promise<GatewayBacking> {
-  const folder = options.genesis ? mkdtempSync(join(tmpdir(), 'gateway-backing-')) : undefined;
-  const genesisFile = folder && join(folder, 'genesis.json');
+  const folder = options.genesis || options.keepChain ? mkdtempSync(join(tmpdir(), 'gateway-backing-')) : undefined;
+  const genesisFile = options.genesis && folder && join(folder, 'genesis.json');
   if (genesisFile) writeFileSync(genesisFile, JSON.stringify(options.genesis));
+  const devchainOptions = {
+    sealing: options.sealing ?? 'instant',
+    finalityLag: options.finalityLag ?? 0,
+    ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
+    ...(genesisFile ? { genesisFile } : {}),
+    ...(options.keepChain && folder ? { basePath: join(folder, 'chain') } : {}),
+  } as const;
   const results = await Promise.allSettled([
-    spawnDevchain({
-      sealing: options.sealing ?? 'instant',
-      finalityLag: options.finalityLag ?? 0,
-      ...(options.blockTimeMs === undefined ? {} : { blockTimeMs: options.blockTimeMs }),
-      ...(genesisFile ? { genesisFile } : {}),
-    }),
+    spawnDevchain(devchainOptions),
     startRedisBacking(options.redis, options.redisServer),
     options.kubo === false ? Promise.resolve(undefined) : startKubo(),
   ] as const);
@@ -71,8 +80,9 @@ export async function startGatewayBacking(options: GatewayBackingOptions = {}): 
     chain && options.chainNodes
       ? await Promise.all(Array.from({ length: options.chainNodes }, () => startRpcProxy(chain.url)))
       : [];
+  let current = chain;
   const stop = async () => {
-    await Promise.allSettled([chain?.stop(), redis?.stop(), kubo?.stop(), ...nodes.map((node) => node.close())]);
+    await Promise.allSettled([current?.stop(), redis?.stop(), kubo?.stop(), ...nodes.map((node) => node.close())]);
     if (folder) rmSync(folder, { recursive: true, force: true });
   };
   const failed = results.find((result) => result.status === 'rejected');
@@ -80,7 +90,7 @@ export async function startGatewayBacking(options: GatewayBackingOptions = {}): 
     await stop();
     throw failed.reason;
   }
-  return {
+  const backing: GatewayBacking = {
     chain: chain!,
     redis: redis!.redis,
     cluster: redis!.cluster,
@@ -94,6 +104,13 @@ export async function startGatewayBacking(options: GatewayBackingOptions = {}): 
       PROVIDER_ID: '1',
       PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice',
     },
+    restartChain: async (signal = 'SIGKILL') => {
+      if (!devchainOptions.basePath) throw new Error('restartChain needs the backing started with keepChain');
+      await backing.chain.stop(signal);
+      current = await spawnDevchain({ ...devchainOptions, port: Number(new URL(backing.chain.url).port) });
+      backing.chain = current;
+    },
     stop,
   };
+  return backing;
 }
