@@ -169,6 +169,25 @@ describe('a reorganisation on call (dev_reorg)', () => {
     for (const hash of answer.enacted) expect(c.devchain.chain.blockByHash(hash)?.extrinsics).toHaveLength(1);
   });
 
+  it('a retracted transfer whose mortal era was born in a retracted block is Invalid', async () => {
+    await seal(c, 2);
+    const birth = c.devchain.chain.best;
+    const era = c.api.createType('ExtrinsicEra', { current: birth.number, period: 4 });
+    const statuses: string[] = [];
+    await c.api.tx.balances
+      .transferKeepAlive(c.bob.address, UNIT)
+      .signAndSend(c.alice, { blockHash: birth.hash, era }, (result) => void statuses.push(result.status.type));
+    await waitUntil(async () => statuses.includes('Ready'), 10_000, 'the transfer ready');
+    await seal(c);
+    await waitUntil(async () => statuses.includes('InBlock'), 10_000, 'the transfer in block #3');
+
+    await devchainControl(c.devchain.url).reorg(2);
+    await waitUntil(async () => statuses.includes('Invalid'), 10_000, 'the transfer invalid');
+    expect(statuses).toEqual(['Ready', 'InBlock', 'Retracted', 'Invalid']);
+    expect(await nextIndex(c, c.alice.address)).toBe(0);
+    expect((await c.api.rpc.author.pendingExtrinsics()).length).toBe(0);
+  });
+
   it('sends the new branch on new and all heads subscriptions; finalized heads never go back', async () => {
     const newHeads = await heads((callback) => c.api.rpc.chain.subscribeNewHeads(callback));
     const allHeads = await heads((callback) => c.api.rpc.chain.subscribeAllHeads(callback));
