@@ -4,7 +4,7 @@ import { BasePathError } from './chain/basePath.js';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--base-path dir]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--reorg-every N] [--reorg-depth 1-3] [--base-path dir]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -18,6 +18,8 @@ function parse() {
       genesis: { type: 'string' },
       'stall-finality-at': { type: 'string' },
       'silence-subscriptions-at': { type: 'string' },
+      'reorg-every': { type: 'string' },
+      'reorg-depth': { type: 'string' },
       'base-path': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -34,17 +36,25 @@ function parse() {
     problems.push('--sealing must be instant, interval or manual');
   const createEmpty = values['create-empty-blocks'];
   if (createEmpty !== 'true' && createEmpty !== 'false') problems.push('--create-empty-blocks must be true or false');
+  const reorgEvery = integer('reorg-every', values['reorg-every'], 1);
+  const reorgDepth = integer('reorg-depth', values['reorg-depth'], 1);
+  if (reorgDepth !== undefined && reorgDepth > 3) problems.push('--reorg-depth must be 1, 2 or 3');
+  const finalityLag = integer('finality-lag', values['finality-lag'], 0) ?? 0;
+  if (reorgEvery !== undefined && finalityLag < (reorgDepth ?? 1))
+    problems.push('--reorg-every needs a --finality-lag of at least --reorg-depth (finalized blocks never change)');
   const options = {
     port: integer('port', values.port, 0) ?? 9944,
     host: values.host ?? '127.0.0.1',
     sealing: sealing as 'instant' | 'interval' | 'manual',
     createEmptyBlocks: createEmpty !== 'false',
     blockTimeMs: integer('block-time', values['block-time'], 1),
-    finalityLag: integer('finality-lag', values['finality-lag'], 0) ?? 0,
+    finalityLag,
     genesis: values.genesis,
     stallFinalityAt: integer('stall-finality-at', values['stall-finality-at'], 0),
     silenceSubscriptionsAt: integer('silence-subscriptions-at', values['silence-subscriptions-at'], 1),
     basePath: values['base-path'],
+    reorgEvery,
+    reorgDepth,
   };
   if (values.help || problems.length > 0) {
     process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
@@ -71,6 +81,8 @@ async function start(): Promise<Devchain> {
         ? {}
         : { silenceSubscriptionsAt: options.silenceSubscriptionsAt }),
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+      ...(options.reorgEvery === undefined ? {} : { reorgEvery: options.reorgEvery }),
+      ...(options.reorgDepth === undefined ? {} : { reorgDepth: options.reorgDepth }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
     });

@@ -6,6 +6,19 @@ export interface DevchainControl {
   resumeFinality(): Promise<number>;
   /** Every subscription open now sends nothing more; sockets stay open and new subscriptions work. */
   silenceSubscriptions(): Promise<number>;
+  /**
+   * Reorganises the best chain: the last `depth` (1–3) blocks, none finalized, are retracted and a branch one block
+   * longer becomes best. Their transactions go back to the pool, or are all dropped with `dropRetracted`. Resolves
+   * with the new best hash, the retracted hashes and the new branch's.
+   */
+  reorg(depth: number, options?: { dropRetracted?: boolean }): Promise<ReorgAnswer>;
+}
+
+/** What `dev_reorg` answers: block hashes, the branches oldest first. */
+export interface ReorgAnswer {
+  best: string;
+  retracted: string[];
+  enacted: string[];
 }
 
 /** The control RPCs of the devchain at `url` (its ws:// or http:// address), called over HTTP. */
@@ -26,5 +39,6 @@ export function devchainControl(url: string): DevchainControl {
     stallFinality: (at) => call('dev_stallFinality', at === undefined ? [] : [at]),
     resumeFinality: () => call('dev_resumeFinality'),
     silenceSubscriptions: () => call('dev_silenceSubscriptions'),
+    reorg: (depth, options) => call('dev_reorg', options === undefined ? [depth] : [depth, options]),
   };
 }

@@ -47,6 +47,13 @@ export interface DevchainOptions {
   /** Every subscription open when this block is sealed sends nothing more (sockets stay open; new ones work). */
   silenceSubscriptionsAt?: number;
   /**
+   * Every this many sealed blocks, the best chain is reorganised by `reorgDepth` blocks (as far as finality
+   * allows), as a flaky network does. Needs a finality lag of at least the depth.
+   */
+  reorgEvery?: number;
+  /** Depth of the reorganisations `reorgEvery` makes: 1–3 (1 by default). */
+  reorgDepth?: number;
+  /**
    * Keep the chain in this directory (a node's `--base-path`): every sealed block and finality move is written
    * as it happens, and a devchain started on the same directory with the same genesis options replays them and
    * goes on from the same best and finalized blocks (the transaction pool is not kept). Without it the chain
@@ -164,6 +171,8 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     ...(options.now ? { now: options.now } : {}),
     ...(options.futureLimit === undefined ? {} : { futureLimit: options.futureLimit }),
     ...(options.stallFinalityAt === undefined ? {} : { stallFinalityAt: options.stallFinalityAt }),
+    ...(options.reorgEvery === undefined ? {} : { reorgEvery: options.reorgEvery }),
+    ...(options.reorgDepth === undefined ? {} : { reorgDepth: options.reorgDepth }),
     ...(options.onInternalError
       ? { onInternalError: (error: unknown) => options.onInternalError?.(error, 'dispatch') }
       : {}),

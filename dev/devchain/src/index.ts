@@ -11,4 +11,4 @@ export {
 } from './genesis/extraGenesis.js';
 export { BasePathError } from './chain/basePath.js';
 export { spawnDevchain, type DevchainProcess, type DevchainProcessOptions } from './process.js';
-export { devchainControl, type DevchainControl } from './control.js';
+export { devchainControl, type DevchainControl, type ReorgAnswer } from './control.js';

@@ -13,6 +13,9 @@ export interface DevchainProcessOptions {
   genesisFile?: string;
   /** Keep the chain in this directory (`--base-path`). */
   basePath?: string;
+  /** Reorganise the best chain every this many sealed blocks (`--reorg-every`), by `reorgDepth` (`--reorg-depth`). */
+  reorgEvery?: number;
+  reorgDepth?: number;
 }
 
 /** The devchain as a process of its own: what e2e suites and multi-process tests run. */
@@ -36,6 +39,8 @@ export async function spawnDevchain(options: DevchainProcessOptions = {}): Promi
   if (options.createEmptyBlocks !== undefined) args.push('--create-empty-blocks', String(options.createEmptyBlocks));
   if (options.genesisFile !== undefined) args.push('--genesis', options.genesisFile);
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
+  if (options.reorgEvery !== undefined) args.push('--reorg-every', String(options.reorgEvery));
+  if (options.reorgDepth !== undefined) args.push('--reorg-depth', String(options.reorgDepth));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     const lines: string[] = [];

@@ -145,6 +145,41 @@ describe('--base-path: the chain on disk', () => {
     }
   });
 
+  it('replays the chain a reorganisation left, not the retracted blocks', async () => {
+    const options = { basePath: directory, sealing: 'manual', finalityLag: 3 } as const;
+    const first = await connect(options);
+    const seal = () => first.devchain.chain.command({ createEmpty: true, finalize: true });
+    await seal();
+    const transfer = first.api.tx.balances.transferKeepAlive(first.bob.address, 4n * UNIT);
+    await transfer.signAsync(first.alice);
+    await first.api.rpc.author.submitExtrinsic(transfer);
+    await seal();
+    await seal();
+    expect(first.devchain.chain.blockByNumber(2)?.extrinsics).toHaveLength(2);
+    const { retracted, enacted } = await devchainControl(first.devchain.url).reorg(2);
+    // The transfer went back to the pool and into the new branch's first block.
+    expect(first.devchain.chain.blockByHash(enacted[0] as string)?.extrinsics).toHaveLength(2);
+    await seal();
+    const before = await snapshot(first);
+    await first.close();
+    expect(before.bestNumber).toBe(5);
+    expect(before.nonces[0]).toBe(1);
+    expect(readFileSync(join(directory, 'blocks.jsonl'), 'utf8')).toContain('{"retract":1}');
+
+    const second = await connect(options);
+    try {
+      expect(await snapshot(second)).toEqual(before);
+      // The retracted blocks are replayed, then retracted again: known by hash, off the best chain.
+      const gone = second.devchain.chain.blockByHash(retracted[0] as string);
+      expect(gone && second.devchain.chain.isCanonical(gone)).toBe(false);
+      expect(second.devchain.chain.finalized.number).toBe(2);
+      await second.devchain.chain.command({ createEmpty: true, finalize: true });
+      expect(second.devchain.chain.best.number).toBe(6);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses another genesis on the same directory, naming it and both genesis hashes', async () => {
     const first = await grow();
     const genesis = first.api.genesisHash.toHex();

@@ -24,8 +24,11 @@ export class BasePathError extends Error {
   }
 }
 
-/** One line of the block log: a sealed block (with the finalized number when its seal moved it), or finality alone. */
-type LogEntry = (SealedBlock & { finalized?: number }) | { finalized: number };
+/**
+ * One line of the block log: a sealed block (with the finalized number when its seal moved it), finality alone,
+ * or a reorganisation (the best chain back to block `retract`; the blocks of its new branch follow).
+ */
+type LogEntry = (SealedBlock & { finalized?: number }) | { finalized: number } | { retract: number };
 
 const FORMAT = 1;
 const CHAIN_FILE = 'chain.json';
@@ -47,6 +50,8 @@ function parseEntry(line: string): LogEntry | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const entry = value as Record<string, unknown>;
+  if (entry.retract !== undefined)
+    return isCount(entry.retract) && Object.keys(entry).length === 1 ? (entry as LogEntry) : undefined;
   if (entry.finalized !== undefined && !isCount(entry.finalized)) return undefined;
   if (entry.number === undefined) return entry.finalized === undefined ? undefined : (entry as LogEntry);
   const sealed =
@@ -70,9 +75,10 @@ function alive(pid: number): boolean {
 /**
  * The devchain's `--base-path`: the chain on disk, as a node keeps its database there. `chain.json` holds the
  * genesis hash; `blocks.jsonl` one JSON line per sealed block (number, hash, timestamp, signed extrinsics, and
- * the finalized number when the seal moved it) or per finality move, each written synchronously before the
- * block is recorded or announced, so a killed process loses at most the line it was writing. `lock` holds the
- * process id of the devchain using it.
+ * the finalized number when the seal moved it), per finality move or per reorganisation (`retract`: the best
+ * chain back to that block, so a replay ends on the final chain, not the retracted blocks), each written
+ * synchronously before the block is recorded or announced, so a killed process loses at most the line it was
+ * writing. `lock` holds the process id of the devchain using it.
  */
 export class BasePath implements ChainJournal {
   private closed = false;
@@ -108,6 +114,10 @@ export class BasePath implements ChainJournal {
 
   finalized(number: number): void {
     this.append({ finalized: number });
+  }
+
+  retracted(number: number): void {
+    this.append({ retract: number });
   }
 
   private append(entry: LogEntry): void {
@@ -197,7 +207,10 @@ function readLog(file: string, directory: string, refuse: (problem: string) => E
   const lines = bytes.subarray(0, end).toString('utf8').split('\n').slice(0, -1);
   return lines.map((line, index) => {
     const entry = parseEntry(line);
-    if (!entry) throw refuse(`line ${index + 1} of ${LOG_FILE} is neither a sealed block nor a finality record`);
+    if (!entry)
+      throw refuse(
+        `line ${index + 1} of ${LOG_FILE} is neither a sealed block nor a finality or reorganisation record`,
+      );
     return entry;
   });
 }
@@ -206,8 +219,11 @@ function readLog(file: string, directory: string, refuse: (problem: string) => E
 function replay(chain: Chain, entries: readonly LogEntry[], refuse: (problem: string) => Error): void {
   try {
     for (const entry of entries) {
-      if ('number' in entry) chain.importBlock(entry);
-      if (entry.finalized !== undefined) chain.restoreFinalized(entry.finalized);
+      if ('retract' in entry) chain.restoreRetracted(entry.retract);
+      else {
+        if ('number' in entry) chain.importBlock(entry);
+        if (entry.finalized !== undefined) chain.restoreFinalized(entry.finalized);
+      }
     }
   } catch (error) {
     if (!(error instanceof ReplayError)) throw error;

@@ -54,7 +54,27 @@ export interface ChainJournal {
   sealed(block: SealedBlock, finalized: number | undefined): void;
   /** Finality moved to `number` without a new block (`engine_finalizeBlock`). */
   finalized(number: number): void;
+  /** A reorganisation: the best chain goes back to block `number` (the blocks above it are retracted). */
+  retracted(number: number): void;
 }
+
+/** A reorganisation of the best chain, as `dev_reorg` asks for it. */
+export interface ReorgOptions {
+  /** How many best blocks are retracted (1–3, none of them finalized); a branch one longer replaces them. */
+  depth: number;
+  /** Every retracted extrinsic leaves the pool as `dropped` instead of going back to it. */
+  dropRetracted?: boolean;
+}
+
+/** What a reorganisation did: the blocks it retracted and the new branch that became best. */
+export interface Reorganization {
+  best: Block;
+  retracted: Block[];
+  enacted: Block[];
+}
+
+/** The deepest reorganisation the devchain makes (a node's best chain rarely moves further). */
+export const MAX_REORG_DEPTH = 3;
 
 /** A block of a replay that would not apply as recorded, or came out with another hash. */
 export class ReplayError extends Error {
@@ -95,16 +115,22 @@ export interface ChainOptions {
   onInternalError?: (error: unknown) => void;
   /** Finality stalls once it reaches this block (best blocks go on) until `resumeFinality`. */
   stallFinalityAt?: number;
+  /** Every this many sealed blocks, the best chain is reorganised by `reorgDepth` (as far as finality allows). */
+  reorgEvery?: number;
+  /** Depth of the reorganisations `reorgEvery` makes (1–3; 1 by default). */
+  reorgDepth?: number;
 }
 
 interface ChainEvents {
   block: [Block];
   finalized: [Block];
+  reorg: [Reorganization];
 }
 
 /**
- * The chain: blocks, their states, the transaction pool, sealing and finality. One linear chain with no
- * forks, so the state at a block is addressed by its number.
+ * The chain: blocks, their states, the transaction pool, sealing and finality. One best chain: a
+ * reorganisation replaces its unfinalized tail (the retracted blocks stay readable by hash, their states do
+ * not), so the state at a best block is addressed by its number.
  */
 export class Chain extends EventEmitter<ChainEvents> {
   readonly state = new VersionedState();
@@ -132,6 +158,15 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.pool = new TransactionPool(options.futureLimit);
     this.now = options.now ?? Date.now;
     this.finalityHeldAt = options.stallFinalityAt;
+    const { reorgEvery, reorgDepth = 1 } = options;
+    if (reorgEvery !== undefined) {
+      if (!Number.isInteger(reorgEvery) || reorgEvery < 1) throw new RangeError('reorgEvery must be an integer ≥ 1');
+      checkDepth(reorgDepth);
+      if (options.finalityLag < reorgDepth)
+        throw new RangeError(
+          `reorganisations of depth ${reorgDepth} need a finality lag of at least ${reorgDepth} (finalized blocks never change)`,
+        );
+    }
     const genesis = this.buildGenesis();
     this.facts = { ...options.facts, genesisHash: genesis.hash };
   }
@@ -191,8 +226,14 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.blocks[number];
   }
 
+  /** A block by hash: on the best chain, or retracted by a reorganisation (kept, as a node keeps it until pruned). */
   blockByHash(hash: string): Block | undefined {
     return this.byHash.get(hash.toLowerCase() as Hex);
+  }
+
+  /** Whether `block` is on the best chain (not retracted). Only these have a state. */
+  isCanonical(block: Block): boolean {
+    return this.blocks[block.number]?.hash === block.hash;
   }
 
   /** The state after `block` (the best block when omitted). */
@@ -206,11 +247,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Checks an extrinsic and puts it in the pool; throws TransactionRejected with the node's RPC error. */
   submit(bytes: Uint8Array, watcher?: (status: TransactionStatus) => void): Hex {
-    // As a node validates: on the best state as the next block would see it after initialisation, where
-    // the best block's own hash is already recorded (mortal eras born at the best block need it).
-    const next = new Overlay(this.stateAt());
-    this.runtime.storage.set(next, 'System', 'BlockHash', [this.best.number], this.best.hash);
-    const checked = checkExtrinsic(this.runtime, this.facts, next, this.best.number + 1, bytes);
+    const checked = this.validate(bytes);
     const stop = watcher ? this.pool.watch(checked.hash, watcher) : undefined;
     let ready: boolean;
     try {
@@ -226,11 +263,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     return checked.hash;
   }
 
-  private readonly commands: Array<{
-    command: SealCommand;
-    resolve: (block: Block) => void;
-    reject: (error: unknown) => void;
-  }> = [];
+  /**
+   * Checks an extrinsic as a node validates it: on the best state as the next block would see it after
+   * initialisation, where the best block's own hash is already recorded (mortal eras born at the best block
+   * need it). Throws TransactionRejected.
+   */
+  private validate(bytes: Uint8Array) {
+    const next = new Overlay(this.stateAt());
+    this.runtime.storage.set(next, 'System', 'BlockHash', [this.best.number], this.best.hash);
+    return checkExtrinsic(this.runtime, this.facts, next, this.best.number + 1, bytes);
+  }
+
+  private readonly commands: Array<{ run: () => void; reject: (error: unknown) => void }> = [];
   private draining = false;
 
   /**
@@ -238,9 +282,28 @@ export class Chain extends EventEmitter<ChainEvents> {
    * in order, each on its own turn of the event loop, and resolve with the block they made.
    */
   command(command: SealCommand): Promise<Block> {
+    return this.enqueue(() => this.runCommand(command));
+  }
+
+  /**
+   * Queues a reorganisation of the best chain (see `reorganizeNow`), in order with the seal commands; resolves
+   * with what it retracted and enacted.
+   */
+  reorganize(options: ReorgOptions): Promise<Reorganization> {
+    return this.enqueue(() => this.reorganizeNow(options));
+  }
+
+  private enqueue<T>(work: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
       if (this.stopped) return reject(new SealError(10_000, 'Server is shutting down'));
-      this.commands.push({ command, resolve, reject });
+      const run = () => {
+        try {
+          resolve(work());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      this.commands.push({ run, reject });
       this.drain();
     });
   }
@@ -260,11 +323,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.draining = false;
       const next = this.commands.shift();
       if (!next) return;
-      try {
-        next.resolve(this.runCommand(next.command));
-      } catch (error) {
-        next.reject(error);
-      }
+      next.run();
       this.lastSealAt = Date.now();
       if (this.commands.length > 0) this.drain();
     };
@@ -300,6 +359,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   finalizeBlock(hash: string): void {
     const block = this.blockByHash(hash);
     if (!block) throw new SealError(16_000, `Blockchain error: UnknownBlock: ${hash}`);
+    if (!this.isCanonical(block))
+      throw new SealError(16_000, `Blockchain error: ${hash} was retracted by a reorganisation; not on the best chain`);
     this.moveFinality(block.number);
   }
 
@@ -336,10 +397,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
   }
 
-  /** Seals the next block now with whatever is ready; `finalize` finalizes it (less the finality lag). */
-  seal(finalize = true): Block {
+  /**
+   * Seals the next block now with whatever is ready; `finalize` finalizes it (less the finality lag). Its
+   * timestamp is no earlier than `notBefore`.
+   */
+  seal(finalize = true, notBefore = 0): Block {
     const parent = this.best;
-    const builder = this.startBlock(Math.max(this.now(), parent.timestamp + 1));
+    const builder = this.startBlock(Math.max(this.now(), parent.timestamp + 1, notBefore));
     const included: Hex[] = [];
     for (const extrinsic of this.pool.ready((sender) => this.accountNonce(sender, parent))) {
       const rejection = builder.apply(extrinsic);
@@ -363,7 +427,85 @@ export class Chain extends EventEmitter<ChainEvents> {
     // As manual seal imports a block with `finalized` set: final the moment it is made (less the lag).
     this.finalizeTo(target);
     this.keepFinalityMoving();
+    if (!this.reorganizing) this.reorgWhenDue();
     return block;
+  }
+
+  private reorganizing = false;
+  private sealedSinceReorg = 0;
+
+  /** `reorgEvery`: after that many sealed blocks, a reorganisation as deep as asked and finality allows. */
+  private reorgWhenDue(): void {
+    const { reorgEvery, reorgDepth = 1 } = this.options;
+    if (reorgEvery === undefined || ++this.sealedSinceReorg < reorgEvery) return;
+    this.sealedSinceReorg = 0;
+    void this.enqueue(() => {
+      const depth = Math.min(reorgDepth, this.best.number - this.finalizedNumber);
+      if (depth >= 1) this.reorganizeNow({ depth });
+    }).catch(() => undefined);
+  }
+
+  /**
+   * Reorganises the best chain as fork choice does when a longer branch arrives: the last `depth` best blocks
+   * are retracted (kept by hash, their states discarded) and a branch of `depth + 1` blocks is built on their
+   * parent, with later timestamps, so every hash differs. The retracted extrinsics' watchers hear `retracted`;
+   * the extrinsics are then re-validated on the fork point and go back to the pool (included in the new branch
+   * when ready there), are `invalid` when they no longer validate, or are all `dropped` with `dropRetracted`.
+   * Refused when a retracted block would be finalized.
+   */
+  private reorganizeNow({ depth, dropRetracted = false }: ReorgOptions): Reorganization {
+    checkDepth(depth);
+    const fork = this.best.number - depth;
+    if (fork < this.finalizedNumber)
+      throw new SealError(
+        11_000,
+        `Block import failed: a reorganisation of depth ${depth} from best block #${this.best.number} would ` +
+          `retract finalized block #${this.finalizedNumber}; finalized blocks never change`,
+      );
+    this.journalWrite((journal) => journal.retracted(fork));
+    const retracted = this.retractTo(fork);
+    for (const block of retracted) {
+      for (const bytes of block.extrinsics.slice(1)) {
+        const hash = this.runtime.registry.hash(hexToU8a(bytes)).toHex() as Hex;
+        this.pool.notify(hash, { retracted: block.hash });
+        if (dropRetracted) this.pool.notify(hash, 'dropped');
+        else this.resubmit(hash, hexToU8a(bytes));
+      }
+    }
+    // Blocks of the new branch are final as the sealing mode makes them (manual: only when asked).
+    const finalize = this.options.sealing !== 'manual';
+    const enacted: Block[] = [];
+    this.reorganizing = true;
+    try {
+      for (let index = 0; index <= depth; index++)
+        enacted.push(this.seal(finalize, (retracted[index]?.timestamp ?? 0) + 1));
+    } finally {
+      this.reorganizing = false;
+    }
+    const reorganization = { best: this.best, retracted, enacted };
+    this.emit('reorg', reorganization);
+    return reorganization;
+  }
+
+  /** A retracted extrinsic back in the pool when it still validates on the best state; `invalid` otherwise. */
+  private resubmit(hash: Hex, bytes: Uint8Array): void {
+    try {
+      const checked = this.validate(bytes);
+      this.pool.add(checked, checked.future, true);
+    } catch (error) {
+      if (!(error instanceof TransactionRejected)) throw error;
+      this.pool.notify(hash, 'invalid');
+    }
+  }
+
+  /** The best chain back to block `number`: the blocks above it leave it (still known by hash) with their states. */
+  private retractTo(number: number): Block[] {
+    const retracted = this.blocks.splice(number + 1);
+    this.stateRoots.splice(number + 1);
+    this.state.truncate(number);
+    const kept = this.inBlockAwaitingFinality.filter(({ block }) => block.number <= number);
+    this.inBlockAwaitingFinality.splice(0, this.inBlockAwaitingFinality.length, ...kept);
+    return retracted;
   }
 
   /**
@@ -389,6 +531,16 @@ export class Chain extends EventEmitter<ChainEvents> {
     const hashes = sealed.extrinsics.map((bytes) => this.runtime.registry.hash(hexToU8a(bytes)).toHex() as Hex);
     this.inBlockAwaitingFinality.push(...hashes.map((hash) => ({ hash, block })));
     return block;
+  }
+
+  /** A reorganisation of a replay: the best chain goes back to block `number` (not finalized) without journaling it. */
+  restoreRetracted(number: number): void {
+    if (number < this.finalizedNumber || number > this.best.number)
+      throw new ReplayError(
+        number,
+        `retracted to, but the finalized block is ${this.finalizedNumber} and the best block ${this.best.number}`,
+      );
+    this.retractTo(number);
   }
 
   /** Finality of a replay: finalizes up to `number` (a block already imported) without journaling it. */
@@ -443,7 +595,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private finalizeTo(wanted: number): void {
-    const target = this.finalityReached(wanted);
+    // Within a reorganisation the best chain is briefly shorter than finality may be wanted.
+    const target = Math.min(this.finalityReached(wanted), this.best.number);
     this.finalityWanted = Math.max(this.finalityWanted, wanted);
     while (this.finalizedNumber < target) {
       this.finalizedNumber++;
@@ -491,6 +644,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     clearInterval(this.timer);
     for (const pending of this.commands.splice(0)) pending.reject(new SealError(10_000, 'Server is shutting down'));
   }
+}
+
+function checkDepth(depth: number): void {
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_REORG_DEPTH)
+    throw new RangeError(`a reorganisation's depth must be 1 to ${MAX_REORG_DEPTH}, not ${depth}`);
 }
 
 export const hexOf = (bytes: Uint8Array): Hex => u8aToHex(bytes) as Hex;

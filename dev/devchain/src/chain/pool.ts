@@ -47,9 +47,10 @@ export class TransactionPool {
   /**
    * Adds a checked extrinsic. `ahead` when its nonce is ahead of the sender's account: it is still ready when
    * the pool holds a ready extrinsic for the nonce before it (a chain from the account nonce), else future.
-   * Returns whether it entered the ready queue.
+   * Returns whether it entered the ready queue. `resubmitted` (an extrinsic of a retracted block back in the pool):
+   * its watchers, already told `retracted`, hear nothing until its next block.
    */
-  add(extrinsic: CheckedExtrinsic, ahead: boolean): boolean {
+  add(extrinsic: CheckedExtrinsic, ahead: boolean, resubmitted = false): boolean {
     if (this.byHash.has(extrinsic.hash)) throw INVALID.alreadyImported();
     const sender = extrinsic.signer as AccountHex;
     let nonces = this.bySender.get(sender);
@@ -65,7 +66,7 @@ export class TransactionPool {
     nonces.set(extrinsic.nonce, extrinsic);
     this.byHash.set(extrinsic.hash, extrinsic);
     if (!future) this.promoted.add(extrinsic.hash);
-    this.notify(extrinsic.hash, future ? 'future' : 'ready');
+    if (!resubmitted) this.notify(extrinsic.hash, future ? 'future' : 'ready');
     if (future) this.enforceFutureLimit();
     // A ready extrinsic may close the gap in front of waiting ones: they become ready now.
     if (!future)

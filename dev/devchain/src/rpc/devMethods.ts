@@ -1,4 +1,4 @@
-import { SealError, type Chain } from '../chain/chain.js';
+import { MAX_REORG_DEPTH, SealError, type Chain } from '../chain/chain.js';
 import { invalidParams, RpcError } from './errors.js';
 
 type Handler = (params: unknown[]) => unknown;
@@ -49,5 +49,21 @@ export function devMethods(chain: Chain, silencer: SubscriptionSilencer): Record
     },
     dev_resumeFinality: () => chain.resumeFinality(),
     dev_silenceSubscriptions: () => silencer.silence(),
+    dev_reorg: async ([depth, options]) => {
+      if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 1 || depth > MAX_REORG_DEPTH)
+        throw invalidParams(`depth must be an integer from 1 to ${MAX_REORG_DEPTH}`);
+      if (options !== undefined && options !== null && typeof options !== 'object')
+        throw invalidParams('options must be an object');
+      const dropRetracted = (options as { dropRetracted?: unknown } | null | undefined)?.dropRetracted;
+      if (dropRetracted !== undefined && typeof dropRetracted !== 'boolean')
+        throw invalidParams('dropRetracted must be a boolean');
+      try {
+        const { best, retracted, enacted } = await chain.reorganize({ depth, dropRetracted: dropRetracted ?? false });
+        return { best: best.hash, retracted: retracted.map((b) => b.hash), enacted: enacted.map((b) => b.hash) };
+      } catch (error) {
+        if (error instanceof SealError) throw new RpcError(error.code, error.message);
+        throw error;
+      }
+    },
   };
 }

@@ -78,11 +78,20 @@ export class RpcMethods {
     ].sort();
   }
 
-  private block(at: unknown): Block {
+  /** A block by hash, on the best chain or retracted by a reorganisation (headers and bodies are kept). */
+  private knownBlock(at: unknown): Block {
     if (at === undefined || at === null) return this.chain.best;
     if (typeof at !== 'string' || !isHex(at, 256)) throw invalidParams('block hash must be 0x-prefixed 32 bytes');
     const block = this.chain.blockByHash(at);
     if (!block) throw new RpcError(4003, `Client error: UnknownBlock: State already discarded for ${at}`);
+    return block;
+  }
+
+  /** A block whose state is queried: on the best chain (a retracted block's state is discarded). */
+  private block(at: unknown): Block {
+    const block = this.knownBlock(at);
+    if (!this.chain.isCanonical(block))
+      throw new RpcError(4003, `Client error: UnknownBlock: State already discarded for ${String(at)}`);
     return block;
   }
 
@@ -130,8 +139,8 @@ export class RpcMethods {
           typeof number === 'string' ? Number.parseInt(number, number.startsWith('0x') ? 16 : 10) : Number(number);
         return chain.blockByNumber(value)?.hash ?? null;
       },
-      chain_getHeader: ([at]) => headerJson(this.block(at).header),
-      chain_getBlock: ([at]) => this.blockJson(this.block(at)),
+      chain_getHeader: ([at]) => headerJson(this.knownBlock(at).header),
+      chain_getBlock: ([at]) => this.blockJson(this.knownBlock(at)),
       chain_getFinalizedHead: () => chain.finalized.hash,
       state_getMetadata: () => u8aToHex(chain.runtime.built.v14),
       state_getRuntimeVersion: () => this.runtimeVersion(),

@@ -56,6 +56,20 @@ export class VersionedState {
     }
   }
 
+  /**
+   * Forgets every change made after block `block` (a reorganisation: the blocks above it were retracted, and their
+   * replacements are applied next). Only the unfinalized tail is ever truncated, so no branch is kept.
+   */
+  truncate(block: number): void {
+    for (const [key, versions] of this.history) {
+      while (versions.length > 0 && (versions[versions.length - 1] as Version).block > block) versions.pop();
+      if (versions.length === 0) {
+        this.history.delete(key);
+        this.sortedKeys = undefined;
+      }
+    }
+  }
+
   keys(prefix: Key, block: number): Key[] {
     this.sortedKeys ??= [...this.history.keys()].sort();
     return this.sortedKeys.filter((key) => key.startsWith(prefix) && this.read(key, block) !== undefined);
