@@ -7,13 +7,13 @@ import { startLocalGateway, type LocalGateway, type LocalGatewayOptions } from '
 import { GatewayClient, LOGIN_URI } from './clients/gatewayClient.js';
 
 /**
- * The account and content-publishing components on a devchain sealing every 500 ms with finality one block behind,
+ * The account and content-publishing components on a devchain sealing every 500 ms with finality one block behind (unless `options` says otherwise),
  * `users` delegated users, and a client of theirs whose own chain reads go to the devchain itself: what a steady load
  * runs against. `options` adds to it (several nodes, more variables, log capture).
  */
 export async function startGatewayForLoad(
   users: number,
-  options: Pick<LocalGatewayOptions, 'chainNodes' | 'keepChain' | 'env' | 'roleOptions'> = {},
+  options: Pick<LocalGatewayOptions, 'chainNodes' | 'keepChain' | 'finalityLag' | 'env' | 'roleOptions'> = {},
 ): Promise<{ gateway: LocalGateway; client: GatewayClient }> {
   const gateway = await startLocalGateway({
     components: [

@@ -1,6 +1,6 @@
 // The gateway through a live network's bad moments, made on call by the devchain, under a steady load of broadcasts
-// and sign-ups: subscriptions that go silent, finality that stalls past the readiness bound, and the node killed and
-// restarted with its chain (its transaction pool lost). Every accepted request is finalized once. Prints lines starting with `e2e chain behaviours`.
+// and sign-ups: subscriptions that go silent, finality that stalls past the readiness bound, the node killed and
+// restarted with its chain (its transaction pool lost), and best blocks reorganised with their transactions dropped. Every accepted request is finalized once. Prints lines starting with `e2e chain behaviours`.
 import { ChainQueries } from '@frequency-gateway/chain';
 import { devchainControl, type DevchainControl } from '@frequency-gateway/devchain';
 import { callJson, eachLimited, waitUntil } from '@frequency-gateway/devstack';
@@ -26,6 +26,8 @@ beforeAll(async () => {
   await cryptoWaitReady();
   ({ gateway, client } = await startGatewayForLoad(USERS, {
     keepChain: true,
+    // Reorganisations two deep need two blocks short of finality.
+    finalityLag: 3,
     env: { READINESS_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
     roleOptions: { api: { output: logs }, worker: { output: logs } },
   }));
@@ -196,5 +198,48 @@ test('the node killed and restarted with its chain (its pool lost) under load: e
   expect(worst).toBeLessThanOrEqual(5_000);
   process.stdout.write(
     `e2e chain behaviours: node killed and back in ${backAt - killedAt} ms; components connected again in ${JSON.stringify(backMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+  );
+}, 400_000);
+
+test('best blocks reorganised under load, their transactions dropped: nothing settles from a retracted block, each dropped transaction is sent again, and every request is finalized once', async () => {
+  const { fromBlock, pids } = await startOf();
+  const load = await loadUnderWay();
+  const { api } = client.chain;
+  const retracted = new Set<string>();
+  let dropped = 0;
+  for (let round = 0; round < 3; round++) {
+    const from = (await api.rpc.chain.getHeader()).number.toNumber();
+    await waitUntil(
+      async () => (await api.rpc.chain.getHeader()).number.toNumber() >= from + 4,
+      30_000,
+      'four more best blocks',
+    );
+    const answer = await control.reorg(2, { dropRetracted: true });
+    for (const hash of answer.retracted) {
+      retracted.add(hash);
+      // Every extrinsic but the timestamp inherent was a transaction the reorganisation dropped.
+      dropped += (await api.rpc.chain.getBlock(hash)).block.extrinsics.length - 1;
+    }
+  }
+  expect(dropped).toBeGreaterThan(0);
+  const accepted = await load.stop();
+  const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
+  // No outcome names a retracted block.
+  const signUps = await eachLimited(accepted.signUps, 8, ({ referenceId }) => client.record(referenceId, 'account'));
+  const blocks = signUps.map((record) => (record as { block?: { hash: string } } | undefined)?.block?.hash);
+  expect(blocks.filter((hash) => hash === undefined || retracted.has(hash))).toEqual([]);
+  // The dropped transactions went again: the workers' scans submitted them.
+  let resent = 0;
+  for (const worker of ['account-worker', 'content-publishing-worker']) {
+    const metrics = await callJson(gateway.components[worker]!.url, 'GET', '/metrics');
+    const line = /^chain_transactions_resubmitted_total\{[^}]*result="submitted"[^}]*\} (\d+)/m.exec(
+      String(metrics.body),
+    );
+    resent += Number(line?.[1] ?? 0);
+  }
+  expect(resent).toBeGreaterThan(0);
+  expectNoRestart(pids);
+  process.stdout.write(
+    `e2e chain behaviours: 3 reorganisations 2 deep retracted ${retracted.size} blocks and dropped ${dropped} transactions; ${resent} sent again; ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);
