@@ -63,3 +63,22 @@ export async function startRedisCluster(options: { primaries?: number } = {}): P
     throw error;
   }
 }
+
+/**
+ * How the keys a test found on a cluster spread over `keyspaces` (key prefixes such as `{account}:`): the keys under
+ * none of them, and how many hash slots each keyspace's keys occupy (a keyspace whose multi-key scripts run on a
+ * cluster must occupy one).
+ */
+export async function slotsOfKeyspaces(
+  keys: readonly string[],
+  keyspaces: readonly string[],
+  keyslot: (key: string) => Promise<unknown>,
+): Promise<{ strays: string[]; slots: Record<string, number> }> {
+  const strays = keys.filter((key) => !keyspaces.some((keyspace) => key.startsWith(keyspace)));
+  const slots: Record<string, number> = {};
+  for (const keyspace of keyspaces) {
+    const inIt = keys.filter((key) => key.startsWith(keyspace));
+    slots[keyspace] = new Set(await Promise.all(inIt.map(keyslot))).size;
+  }
+  return { strays, slots };
+}

@@ -17,7 +17,7 @@ export {
 } from './config.js';
 export { ChainTiming, ChainTimingError, type ChainTimingSettings } from './timing.js';
 export { loadProviderKey, verifyProvider, ProviderIdentityError, type ProviderKey } from './provider.js';
-export { NonceManager, type NonceManagerOptions } from './nonces.js';
+export { NonceManager, SIGNING_KEYSPACE, type NonceManagerOptions } from './nonces.js';
 export { CapacitySubmitter, type SignedTransaction, type SubmitterOptions, type BeforeSubmit } from './submitter.js';
 export {
   SubmissionError,
