@@ -3,6 +3,7 @@ import {
   CapacitySubmitter,
   loadProviderKey,
   NonceManager,
+  SIGNING_KEYSPACE,
   TransactionTracker,
 } from '@frequency-gateway/chain';
 import { waitUntil } from '@frequency-gateway/devstack';
@@ -96,7 +97,7 @@ test('a worker killed between recording its transaction and submitting it: the s
   expect(job?.type).toBe('SIWF_SIGNUP');
   const { api } = stack.chain;
   const provider = await loadProviderKey('//Alice');
-  const nonces = new NonceManager(stack.admin, api, provider.address, { prefix: KEYSPACE });
+  const nonces = new NonceManager(stack.admin, api, provider.address, { prefix: SIGNING_KEYSPACE });
   const submitter = new CapacitySubmitter(api, provider, nonces);
   const builder = accountCalls(api);
   const signed = await submitter.sign(job!.calls!.map((call) => builder.decode(call.encodedExtrinsic)));

@@ -1,7 +1,6 @@
 import { callJson, dsnpUsers } from '@frequency-gateway/devstack';
-import { ChainQueries, loadProviderKey, NonceManager } from '@frequency-gateway/chain';
+import { ChainQueries, loadProviderKey, NonceManager, SIGNING_KEYSPACE } from '@frequency-gateway/chain';
 import { Redis } from 'ioredis';
-import { redisKeyspace } from '@frequency-gateway/platform';
 import { Keyring } from '@polkadot/keyring';
 import { asAlice, createOnChainIntent, FIRST_NEW_ID, grantIntents } from './support/chainSetup.js';
 import { bestBlock, postBroadcasts, PUBLISHED, rowsOnChain } from './support/broadcasts.js';
@@ -171,7 +170,7 @@ describe("publishing on a chain that seals a block only when a transaction comes
     // without a transaction, so the era of those signed after it never ends: only filling the gap frees them.
     const alice = await loadProviderKey('//Alice');
     const redis = new Redis(stack.redis.url);
-    const lost = await new NonceManager(redis, stack.chain.api, alice.address, { prefix: redisKeyspace('pipeline') })
+    const lost = await new NonceManager(redis, stack.chain.api, alice.address, { prefix: SIGNING_KEYSPACE })
       .reserve()
       .finally(() => redis.disconnect());
     const ids = await postBroadcasts(stack, { msaId: 2, count: 20, label: 'gap' });
