@@ -61,11 +61,14 @@ export interface ReadinessWatch {
  */
 export type ReadinessProbe = () => Promise<number>;
 
-/** GET {url}/readyz: its status, 0 when no answer came within 2 s. */
+/**
+ * GET {url}/readyz: its status, 0 when no answer came within 5 s (a probe's timeout; on a loaded machine an answer
+ * may take seconds, and what the component says is what counts).
+ */
 const readyzAt =
   (url: string): ReadinessProbe =>
   () =>
-    fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+    fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).then(
       (response) => response.status,
       () => 0,
     );
