@@ -70,9 +70,9 @@ function expectNoRestart(pids: Record<string, number>) {
   }
 }
 
-/** Starts the test's load and waits until it is under way. */
-async function loadUnderWay(lanes?: number): Promise<SteadyLoad> {
-  const started = startSteadyLoad(client, { users: USERS, ...(lanes ? { lanes } : {}) });
+/** Starts the test's load (two lanes: the suite runs beside others) and waits until it is under way. */
+async function loadUnderWay(): Promise<SteadyLoad> {
+  const started = startSteadyLoad(client, { users: USERS, lanes: 2 });
   runningLoad = started;
   await waitUntil(async () => started.broadcasts.length >= 50, 30_000, 'the load under way');
   return started;
@@ -123,7 +123,7 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
 
 test('finality stalled past the readiness bound under load: nothing fails or goes twice, readiness says why, and all settles once it resumes', async () => {
   const { fromBlock, pids } = await startOf();
-  const load = await loadUnderWay(2);
+  const load = await loadUnderWay();
   const heldAt = await control.stallFinality();
   const stalledAt = Date.now();
   // Requests keep arriving for the first part of the stall, then wait with it.
