@@ -110,7 +110,6 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
     }),
   );
   await everyComponentReady();
-  // Heads flow again: the best block every component announces moves on.
   const accepted = await load.stop();
   const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
   expectNoRestart(pids);
