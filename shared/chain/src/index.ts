@@ -30,6 +30,7 @@ export {
   type ChainError,
 } from './transactionErrors.js';
 export {
+  expiryMessage,
   RecordTooLateError,
   ScanPositionMovedError,
   TransactionSettledError,

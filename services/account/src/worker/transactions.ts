@@ -1,6 +1,7 @@
 import {
   accountCalls,
   CapacityShortError,
+  expiryMessage,
   submitRecorded,
   SubmissionError,
   UserTransactionError,
@@ -247,8 +248,7 @@ export class AccountTransactions {
           ...(capacityWithdrawn ? { capacityWithdrawnEvent: capacityWithdrawn } : {}),
         });
       } else {
-        const error: OutcomeError =
-          outcome.status === 'failed' ? outcome.error : { message: 'the transaction expired before it was included' };
+        const error: OutcomeError = outcome.status === 'failed' ? outcome.error : { message: expiryMessage(outcome) };
         if (await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } }))
           this.finished.inc({ outcome: 'failed' });
         logger.warn({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, error }, 'failed');
