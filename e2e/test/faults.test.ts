@@ -137,7 +137,10 @@ async function notifiedOnce(path: string, ids: string[], what: string, timeoutMs
  */
 async function settledOnce(tag: string, count: number, timeoutMs: number): Promise<string> {
   const ids = accepted.get(tag)!.map((id) => id.referenceId);
-  const records = await client.settled(ids, timeoutMs);
+  const records = await client.settled(ids, timeoutMs).catch(async (error: unknown) => {
+    const log = await gateway.disruptions.logTail('content-publishing-worker');
+    throw new Error(`${String(error)}\ncontent-publishing-worker's last lines:\n${log}`, { cause: error });
+  });
   const finalized = records.filter((record) => record.state === 'finalized').length;
   const { notifiedTwice, redelivered } = await notifiedOnce(
     CONTENT_WEBHOOKS,

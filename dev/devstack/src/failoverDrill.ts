@@ -192,6 +192,12 @@ export async function killPrimaryUnderLoad<T>(options: {
     await promotedKilled;
     const after = await promoted();
     await waitAllReady(options.componentUrls, 90_000);
+    // The watch's own polls too (one started before the components were back may still end in a 503).
+    await waitUntil(
+      async () => readiness.polls.at(-1)?.status === 200,
+      30_000,
+      'a readiness poll with every component ready',
+    );
     const first = killedAt[0] ?? 0;
     const killedAfterMs = killedAt.map((at) => at - first);
     return { answers, killedAt: first, primary: { before, killed, killedAfterMs, after }, readiness };

@@ -53,8 +53,8 @@ export interface ContainerGatewayOptions {
 }
 
 /** The last lines a container printed, for a failure's message. */
-async function tail(name: string): Promise<string> {
-  const result = await tryDocker(['logs', '--tail', '30', name]);
+export async function containerLogTail(name: string, lines = 30): Promise<string> {
+  const result = await tryDocker(['logs', '--tail', String(lines), name]);
   return `${result.stdout}${result.stderr}`.trim();
 }
 
@@ -82,7 +82,7 @@ export async function startContainerGateway(options: ContainerGatewayOptions): P
         container: await builder.withName(name).withLabels(labels).withNetwork(network!).start(),
       };
     } catch (error) {
-      const logs = await tail(name);
+      const logs = await containerLogTail(name);
       await tryDocker(['rm', '-f', name]);
       throw new Error(`${name} (${role}) did not start: ${String(error)}${logs ? `\n${logs}` : ''}`, { cause: error });
     }

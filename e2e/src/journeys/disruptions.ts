@@ -1,4 +1,4 @@
-import { componentPort, type ContainerGateway } from '../containers/containerGateway.js';
+import { componentPort, containerLogTail, type ContainerGateway } from '../containers/containerGateway.js';
 import { docker, publishedPort } from '../containers/docker.js';
 import { GATEWAY_COMPONENTS, type LocalGateway } from '@frequency-gateway/devstack/gateway';
 import type { GatewayEndpoints } from '../clients/gatewayClient.js';
@@ -27,6 +27,8 @@ export interface Disruptions {
   startReceiver(): Promise<void>;
   /** Where the test reaches a component (`account-api`, …) now: a restart may publish it on another port. */
   componentUrl(component: string): string;
+  /** The last `lines` lines a component printed (its log), for a failure's message. */
+  logTail(component: string, lines?: number): Promise<string>;
 }
 
 /** The receiver's controls, as the gateway under test made it. */
@@ -70,6 +72,7 @@ export function containerDisruptions(
     stopReceiver: receiver.stop,
     startReceiver: receiver.start,
     componentUrl: (component) => gateway.urls.components[component]!,
+    logTail: (component, lines = 40) => containerLogTail(name(component), lines),
   };
 }
 
@@ -96,5 +99,6 @@ export function localDisruptions(gateway: LocalGateway, receiver: ReceiverContro
     stopReceiver: receiver.stop,
     startReceiver: receiver.start,
     componentUrl: (component) => gateway.components[component]!.url,
+    logTail: async (component, lines = 40) => gateway.components[component]!.output().slice(-lines).join('\n'),
   };
 }
