@@ -4,7 +4,7 @@ import { BasePathError } from './chain/basePath.js';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--reorg-every N] [--reorg-depth 1-3] [--base-path dir]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--reorg-every N] [--reorg-depth 1-3] [--base-path dir] [--upgrade-runtime-at N]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -21,6 +21,7 @@ function parse() {
       'reorg-every': { type: 'string' },
       'reorg-depth': { type: 'string' },
       'base-path': { type: 'string' },
+      'upgrade-runtime-at': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -55,6 +56,7 @@ function parse() {
     basePath: values['base-path'],
     reorgEvery,
     reorgDepth,
+    upgradeRuntimeAt: integer('upgrade-runtime-at', values['upgrade-runtime-at'], 1),
   };
   if (values.help || problems.length > 0) {
     process.stderr.write(`${problems.map((p) => `devchain: ${p}\n`).join('')}${USAGE}\n`);
@@ -83,6 +85,7 @@ async function start(): Promise<Devchain> {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       ...(options.reorgEvery === undefined ? {} : { reorgEvery: options.reorgEvery }),
       ...(options.reorgDepth === undefined ? {} : { reorgDepth: options.reorgDepth }),
+      ...(options.upgradeRuntimeAt === undefined ? {} : { upgradeRuntimeAt: options.upgradeRuntimeAt }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),
     });

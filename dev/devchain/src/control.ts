@@ -12,6 +12,11 @@ export interface DevchainControl {
    * with the new best hash, the retracted hashes and the new branch's.
    */
   reorg(depth: number, options?: { dropRetracted?: boolean }): Promise<ReorgAnswer>;
+  /**
+   * Upgrades the runtime from v2.0.1 (spec 189) to v2.1.0-rc2 (spec 191) at block `at` (the next block when
+   * omitted); resolves with that block and the new spec version. Building the new metadata takes seconds.
+   */
+  upgradeRuntime(at?: number): Promise<{ at: number; specVersion: number }>;
 }
 
 /** What `dev_reorg` answers: block hashes, the branches oldest first. */
@@ -24,12 +29,12 @@ export interface ReorgAnswer {
 /** The control RPCs of the devchain at `url` (its ws:// or http:// address), called over HTTP. */
 export function devchainControl(url: string): DevchainControl {
   const endpoint = url.replace(/^ws/, 'http');
-  const call = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+  const call = async <T>(method: string, params: unknown[] = [], timeoutMs = 10_000): Promise<T> => {
     const response = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const answer = (await response.json()) as { result?: T; error?: { message: string } };
     if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
@@ -40,5 +45,6 @@ export function devchainControl(url: string): DevchainControl {
     resumeFinality: () => call('dev_resumeFinality'),
     silenceSubscriptions: () => call('dev_silenceSubscriptions'),
     reorg: (depth, options) => call('dev_reorg', options === undefined ? [depth] : [depth, options]),
+    upgradeRuntime: (at) => call('dev_upgradeRuntime', at === undefined ? [] : [at], 120_000),
   };
 }

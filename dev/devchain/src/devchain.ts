@@ -1,8 +1,9 @@
 import type { KeyringPair } from '@polkadot/keyring/types';
-import { BasePath } from './chain/basePath.js';
-import { Chain, type Sealing } from './chain/chain.js';
+import { BasePath, BasePathError, journaledUpgrade } from './chain/basePath.js';
+import { Chain, SealError, type Sealing } from './chain/chain.js';
 import { accountHex, devKeyring } from './genesis/devAccounts.js';
 import { buildMetadata } from './metadata/buildMetadata.js';
+import { NEXT_RELEASE } from './metadata/releases.js';
 import { balancesPallet } from './pallets/balances.js';
 import { systemPallet } from './pallets/system.js';
 import { capacityPallet } from './pallets/capacity/index.js';
@@ -60,6 +61,11 @@ export interface DevchainOptions {
    * lives in memory only.
    */
   basePath?: string;
+  /**
+   * Upgrade the runtime at this block, from v2.0.1 (spec 189) to v2.1.0-rc2 (spec 191; see
+   * metadata/releases.ts), as `dev_upgradeRuntime` does.
+   */
+  upgradeRuntimeAt?: number;
 }
 
 export interface Devchain {
@@ -161,8 +167,6 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       ...(options.genesis?.users ?? []).flatMap((u) => (u.balance ? [{ account: u.account, free: u.balance }] : [])),
     ],
     facts: {
-      specVersion: facts.runtimeVersion.specVersion,
-      transactionVersion: facts.runtimeVersion.transactionVersion,
       existentialDeposit,
       // Stand-ins for the weight-based fee: a base fee of 0.001 UNIT plus the runtime's per-byte fee.
       baseFee: 100_000n,
@@ -177,10 +181,34 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       ? { onInternalError: (error: unknown) => options.onInternalError?.(error, 'dispatch') }
       : {}),
   });
-  const methods = new RpcMethods(
-    chain,
-    options.silenceSubscriptionsAt === undefined ? {} : { silenceSubscriptionsAt: options.silenceSubscriptionsAt },
-  );
+  let upgraded: Promise<Runtime> | undefined;
+  /** Schedules the one upgrade the devchain models (v2.0.1 to v2.1.0-rc2); its runtime is built on first use. */
+  const upgradeRuntime = async (at?: number) => {
+    const running = chain.runtime.facts.runtimeVersion.specVersion;
+    if (running !== facts.runtimeVersion.specVersion || chain.upgradeScheduledAt !== undefined)
+      throw new SealError(
+        16_000,
+        `the devchain models one runtime upgrade, from spec ${facts.runtimeVersion.specVersion} to ${NEXT_RELEASE.specVersion} ` +
+          `(${NEXT_RELEASE.name}); it runs spec ${running}` +
+          (chain.upgradeScheduledAt === undefined ? '' : ` and upgrades at #${chain.upgradeScheduledAt}`),
+      );
+    upgraded ??= buildMetadata(NEXT_RELEASE).then((next) => runtime.upgradedTo(next));
+    const next = await upgraded;
+    return { at: chain.scheduleUpgrade(next, at), specVersion: NEXT_RELEASE.specVersion };
+  };
+  const methods = new RpcMethods(chain, {
+    upgradeRuntime,
+    ...(options.silenceSubscriptionsAt === undefined ? {} : { silenceSubscriptionsAt: options.silenceSubscriptionsAt }),
+  });
+  // An upgrade the base path's chain enacted is scheduled again, for the replay to enact it at the same block.
+  const journaled = options.basePath === undefined ? undefined : journaledUpgrade(options.basePath);
+  if (journaled && journaled.specVersion !== NEXT_RELEASE.specVersion)
+    throw new BasePathError(
+      options.basePath as string,
+      `its chain upgraded to spec ${journaled.specVersion}, which this devchain does not model`,
+    );
+  const upgradeAt = journaled?.at ?? options.upgradeRuntimeAt;
+  if (upgradeAt !== undefined) await upgradeRuntime(upgradeAt);
   const basePath = options.basePath === undefined ? undefined : BasePath.open(options.basePath, chain);
   if (basePath) chain.keepJournal(basePath);
   let server: Awaited<ReturnType<typeof serveRpc>>;

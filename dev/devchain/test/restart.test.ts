@@ -297,5 +297,6 @@ describe('--base-path: the chain on disk', () => {
       await api.disconnect();
       await second.stop();
     }
-  });
+    // Two CLI starts: each compiles the devchain and builds its metadata, 10 to 30 s on two busy cores.
+  }, 120_000);
 });

@@ -54,6 +54,7 @@ function parseEntry(line: string): LogEntry | undefined {
     return isCount(entry.retract) && Object.keys(entry).length === 1 ? (entry as LogEntry) : undefined;
   if (entry.finalized !== undefined && !isCount(entry.finalized)) return undefined;
   if (entry.number === undefined) return entry.finalized === undefined ? undefined : (entry as LogEntry);
+  if (entry.upgradedTo !== undefined && !isCount(entry.upgradedTo)) return undefined;
   const sealed =
     isCount(entry.number) &&
     isHex(entry.hash) &&
@@ -231,4 +232,17 @@ function replay(chain: Chain, entries: readonly LogEntry[], refuse: (problem: st
       `${error.message} (another genesis or devchain version?); refusing to start rather than serve another chain`,
     );
   }
+}
+
+/**
+ * The runtime upgrade a base path's chain enacted, if any: its block and spec version. Read before the base
+ * path is opened, so that the upgraded runtime is built and scheduled for the replay to enact it again.
+ */
+export function journaledUpgrade(directory: string): { at: number; specVersion: number } | undefined {
+  for (const line of readFileOrEmpty(join(directory, LOG_FILE)).toString('utf8').split('\n')) {
+    const entry = parseEntry(line);
+    if (entry && 'number' in entry && entry.upgradedTo !== undefined)
+      return { at: entry.number, specVersion: entry.upgradedTo };
+  }
+  return undefined;
 }

@@ -70,14 +70,24 @@ export class BlockBuilder {
     };
   }
 
-  initialize(): void {
+  /**
+   * Starts the block: the System items of a new block, the runtime-upgrade check of the executive (the first
+   * block a new runtime builds records it in `LastRuntimeUpgrade`), the pallets' `on_initialize`, a new code's
+   * `CodeUpdated` (`codeUpdated`: this block enacts a runtime upgrade), then the timestamp inherent.
+   */
+  initialize({ codeUpdated = false }: { codeUpdated?: boolean } = {}): void {
     const { storage } = this.runtime;
     storage.set(this.overlay, 'System', 'Number', [], this.number);
     storage.set(this.overlay, 'System', 'ParentHash', [], this.parent.hash);
     storage.set(this.overlay, 'System', 'BlockHash', [this.parent.number], this.parent.hash);
     storage.set(this.overlay, 'System', 'Events', [], undefined);
     storage.set(this.overlay, 'System', 'EventCount', [], undefined);
+    const { specVersion, specName } = this.runtime.facts.runtimeVersion;
+    const last = storage.get(this.overlay, 'System', 'LastRuntimeUpgrade').toJSON() as { specVersion?: number } | null;
+    if (last?.specVersion !== specVersion)
+      storage.set(this.overlay, 'System', 'LastRuntimeUpgrade', [], { specVersion, specName });
     for (const pallet of this.runtime.palletRuntimes()) pallet.onInitialize?.(this.hookContext('Initialization'));
+    if (codeUpdated) this.deposit('Initialization')('System', 'CodeUpdated');
     const inherent = this.runtime.registry.createType('Extrinsic', {
       method: this.runtime.call('timestamp', 'set', this.timestamp),
     });

@@ -43,6 +43,8 @@ export interface SealedBlock {
   timestamp: number;
   /** The signed extrinsics, in block order, after the timestamp inherent (rebuilt from the timestamp). */
   extrinsics: Hex[];
+  /** The block enacted a runtime upgrade: the new runtime's spec version. */
+  upgradedTo?: number;
 }
 
 /**
@@ -106,7 +108,8 @@ export interface ChainOptions {
   finalityLag: number;
   /** Accounts and balances at genesis. */
   endowed: ReadonlyArray<{ account: AccountHex; free: bigint }>;
-  facts: Omit<ChainFacts, 'genesisHash'>;
+  /** The chain's facts; its versions are each runtime's own. */
+  facts: Omit<ChainFacts, 'genesisHash' | 'specVersion' | 'transactionVersion'>;
   /** Clock for block timestamps (tests may pin it). */
   now?: () => number;
   /** How many future extrinsics the pool keeps (512, as a node's default) before dropping the oldest. */
@@ -125,6 +128,14 @@ interface ChainEvents {
   block: [Block];
   finalized: [Block];
   reorg: [Reorganization];
+  /** The best block's runtime changed: an upgrade was enacted, or a reorganisation retracted it. */
+  runtime: [Runtime];
+}
+
+/** A runtime, from the first block whose state holds its code (0: genesis). */
+interface RuntimeSpan {
+  from: number;
+  runtime: Runtime;
 }
 
 /**
@@ -146,13 +157,18 @@ export class Chain extends EventEmitter<ChainEvents> {
   private sealScheduled = false;
   private journal: ChainJournal | undefined;
   private readonly now: () => number;
-  readonly facts: ChainFacts;
+  private readonly baseFacts: Omit<ChainFacts, 'specVersion' | 'transactionVersion'>;
+  /** Every runtime the best chain has run, in order. */
+  private readonly runtimes: RuntimeSpan[];
+  /** A runtime upgrade to enact: the block whose state first holds the new code, and the runtime. */
+  private upgrade: RuntimeSpan | undefined;
 
   constructor(
-    readonly runtime: Runtime,
+    runtime: Runtime,
     readonly options: ChainOptions,
   ) {
     super();
+    this.runtimes = [{ from: 0, runtime }];
     // Every head subscription of every client listens here; there is no sensible bound.
     this.setMaxListeners(0);
     this.pool = new TransactionPool(options.futureLimit);
@@ -168,7 +184,55 @@ export class Chain extends EventEmitter<ChainEvents> {
         );
     }
     const genesis = this.buildGenesis();
-    this.facts = { ...options.facts, genesisHash: genesis.hash };
+    this.baseFacts = { ...options.facts, genesisHash: genesis.hash };
+  }
+
+  /** The runtime of the best block's state: it validates transactions and builds the next block. */
+  get runtime(): Runtime {
+    return (this.runtimes[this.runtimes.length - 1] as RuntimeSpan).runtime;
+  }
+
+  /** The runtime whose code the state after block `number` holds (what a node answers for that block). */
+  runtimeAt(number: number): Runtime {
+    return ([...this.runtimes].reverse().find((span) => span.from <= number) ?? (this.runtimes[0] as RuntimeSpan))
+      .runtime;
+  }
+
+  /** The chain's facts with `runtime`'s versions (the best block's runtime when omitted). */
+  factsOf(runtime: Runtime = this.runtime): ChainFacts {
+    const { specVersion, transactionVersion } = runtime.facts.runtimeVersion;
+    return { ...this.baseFacts, specVersion, transactionVersion };
+  }
+
+  get facts(): ChainFacts {
+    return this.factsOf();
+  }
+
+  /**
+   * Upgrades the runtime to `runtime` at block `at` (the next block when omitted), as a parachain enacts an
+   * authorised upgrade: that block, still built by the running runtime, writes the new code and emits
+   * `System.CodeUpdated`; its state and every block after it run the new one (the next block records
+   * `System.LastRuntimeUpgrade`). Returns the block. Refused for a block already sealed, or while another
+   * upgrade waits.
+   */
+  scheduleUpgrade(runtime: Runtime, at = this.best.number + 1): number {
+    if (!Number.isSafeInteger(at) || at <= this.best.number)
+      throw new SealError(
+        16_000,
+        `a runtime upgrade needs a block still to come, after #${this.best.number}, not #${at}`,
+      );
+    if (this.upgrade) throw new SealError(16_000, `a runtime upgrade is already scheduled at #${this.upgrade.from}`);
+    this.upgrade = { from: at, runtime };
+    return at;
+  }
+
+  private upgradeSpec(): number | undefined {
+    return this.upgrade?.runtime.facts.runtimeVersion.specVersion;
+  }
+
+  /** The block a scheduled upgrade is enacted at, if one waits. */
+  get upgradeScheduledAt(): number | undefined {
+    return this.upgrade?.from;
   }
 
   private buildGenesis(): Block {
@@ -372,8 +436,16 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** A builder for the block after the best one, initialised (timestamp inherent applied). */
   private startBlock(timestamp: number): BlockBuilder {
     const parent = this.best;
-    const builder = new BlockBuilder(this.runtime, this.facts, this.stateAt(parent), parent, timestamp, this.report);
-    builder.initialize();
+    const { runtime } = this;
+    const builder = new BlockBuilder(
+      runtime,
+      this.factsOf(runtime),
+      this.stateAt(parent),
+      parent,
+      timestamp,
+      this.report,
+    );
+    builder.initialize({ codeUpdated: this.upgrade?.from === builder.number });
     return builder;
   }
 
@@ -383,6 +455,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     beforeRecord(block);
     this.state.apply(block.number, changes);
     this.record(block, block.header.stateRoot.toU8a());
+    if (this.upgrade?.from === block.number) {
+      this.runtimes.push(this.upgrade);
+      this.upgrade = undefined;
+      this.emit('runtime', this.runtime);
+    }
     return block;
   }
 
@@ -414,7 +491,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     const reached = this.finalityReached(target);
     const block = this.finishBlock(builder, (block) =>
       this.journalWrite((journal) =>
-        journal.sealed(sealedOf(block), reached > this.finalizedNumber ? reached : undefined),
+        journal.sealed(
+          { ...sealedOf(block), ...(this.upgrade?.from === block.number ? { upgradedTo: this.upgradeSpec() } : {}) },
+          reached > this.finalizedNumber ? reached : undefined,
+        ),
       ),
     );
     for (const hash of included) {
@@ -423,6 +503,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     this.inBlockAwaitingFinality.push(...included.map((hash) => ({ hash, block })));
     this.pool.prune(block.number + 1, (sender) => this.accountNonce(sender));
+    if ((this.runtimes[this.runtimes.length - 1] as RuntimeSpan).from === block.number) this.revalidatePool();
     this.emit('block', block);
     // As manual seal imports a block with `finalized` set: final the moment it is made (less the lag).
     this.finalizeTo(target);
@@ -487,6 +568,21 @@ export class Chain extends EventEmitter<ChainEvents> {
     return reorganization;
   }
 
+  /**
+   * After a runtime upgrade, every transaction in the pool is validated again by the new runtime, as a node does:
+   * one signed for the old runtime (its spec version is in the signed payload) no longer validates and is `invalid`.
+   */
+  private revalidatePool(): void {
+    for (const extrinsic of this.pool.pending()) {
+      try {
+        this.validate(extrinsic.bytes);
+      } catch (error) {
+        if (!(error instanceof TransactionRejected)) throw error;
+        this.pool.remove(extrinsic.hash, 'invalid');
+      }
+    }
+  }
+
   /** A retracted extrinsic back in the pool when it still validates on the best state; `invalid` otherwise. */
   private resubmit(hash: Hex, bytes: Uint8Array): void {
     try {
@@ -501,6 +597,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** The best chain back to block `number`: the blocks above it leave it (still known by hash) with their states. */
   private retractTo(number: number): Block[] {
     const retracted = this.blocks.splice(number + 1);
+    // An upgrade enacted in a retracted block is undone with it (its code is no longer in the best state).
+    const runtimeBefore = this.runtime;
+    while (this.runtimes.length > 1 && (this.runtimes[this.runtimes.length - 1] as RuntimeSpan).from > number)
+      this.runtimes.pop();
+    if (this.runtime !== runtimeBefore) this.emit('runtime', this.runtime);
     this.stateRoots.splice(number + 1);
     this.state.truncate(number);
     const kept = this.inBlockAwaitingFinality.filter(({ block }) => block.number <= number);
@@ -517,6 +618,14 @@ export class Chain extends EventEmitter<ChainEvents> {
   importBlock(sealed: SealedBlock): Block {
     if (sealed.number !== this.best.number + 1)
       throw new ReplayError(sealed.number, `does not follow the best block ${this.best.number}`);
+    if (
+      sealed.upgradedTo !== undefined &&
+      (this.upgrade?.from !== sealed.number || this.upgradeSpec() !== sealed.upgradedTo)
+    )
+      throw new ReplayError(
+        sealed.number,
+        `enacted the runtime upgrade to spec ${sealed.upgradedTo}, which is not scheduled at this block`,
+      );
     const builder = this.startBlock(sealed.timestamp);
     sealed.extrinsics.forEach((bytes, index) => {
       const rejection = builder.import(hexToU8a(bytes));

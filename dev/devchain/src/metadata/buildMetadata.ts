@@ -4,6 +4,7 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 import { loadConstantListing, loadLookup, loadRuntimeApiListing, loadStorageListing } from './apiAugment.js';
 import { devPallets, loadFacts, runtimeApiVersions, type PalletFact, type RuntimeFacts } from './facts.js';
 import { field, variant, type SiVariant } from './portableTypes.js';
+import { factsOf, type RuntimeRelease } from './releases.js';
 import { storageItemsOf } from './storageItems.js';
 import { TypeBuilder } from './typeBuilder.js';
 
@@ -72,10 +73,12 @@ function constantValue(facts: RuntimeFacts, pallet: string, name: string): { val
  * Synthesizes the runtime metadata of a standalone Frequency development node (spec 189) from api-augment's
  * types and the runtime facts: pallets at their real indices, calls, events, errors, storage with hashers and
  * defaults, constants with values, and the extrinsic format with its transaction extensions in runtime order.
+ * With `release`, the metadata of that later release (see releases.ts).
  */
-export async function buildMetadata(): Promise<RuntimeMetadata> {
-  const facts = loadFacts();
-  const builder = new TypeBuilder(await loadLookup());
+export async function buildMetadata(release?: RuntimeRelease): Promise<RuntimeMetadata> {
+  const facts = factsOf(loadFacts(), release);
+  const lookup = await loadLookup();
+  const builder = new TypeBuilder(release ? release.lookup(lookup) : lookup);
   const fixedLength = facts.guessed.u8aFixedLength.value;
   const storageListing = loadStorageListing(fixedLength);
   const constantListing = loadConstantListing(fixedLength);

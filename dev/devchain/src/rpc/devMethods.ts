@@ -33,20 +33,30 @@ const blockNumber = (value: unknown, name: string): number | undefined => {
   return value;
 };
 
+/** Schedules the devchain's runtime upgrade at block `at` (the next block when omitted). */
+export type RuntimeUpgrader = (at?: number) => Promise<{ at: number; specVersion: number }>;
+
+/** A step that fails with the node's code for what it refuses (SealError). */
+async function refusing<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof SealError) throw new RpcError(error.code, error.message);
+    throw error;
+  }
+}
+
 /**
  * The devchain's own RPCs (`dev_*`, no node has them): tests call them to make the chain behave as a live network
  * does at its worst moments.
  */
-export function devMethods(chain: Chain, silencer: SubscriptionSilencer): Record<string, Handler> {
+export function devMethods(
+  chain: Chain,
+  silencer: SubscriptionSilencer,
+  upgradeRuntime?: RuntimeUpgrader,
+): Record<string, Handler> {
   return {
-    dev_stallFinality: ([at]) => {
-      try {
-        return chain.stallFinality(blockNumber(at, 'at'));
-      } catch (error) {
-        if (error instanceof SealError) throw new RpcError(error.code, error.message);
-        throw error;
-      }
-    },
+    dev_stallFinality: ([at]) => refusing(() => chain.stallFinality(blockNumber(at, 'at'))),
     dev_resumeFinality: () => chain.resumeFinality(),
     dev_silenceSubscriptions: () => silencer.silence(),
     dev_reorg: async ([depth, options]) => {
@@ -57,13 +67,13 @@ export function devMethods(chain: Chain, silencer: SubscriptionSilencer): Record
       const dropRetracted = (options as { dropRetracted?: unknown } | null | undefined)?.dropRetracted;
       if (dropRetracted !== undefined && typeof dropRetracted !== 'boolean')
         throw invalidParams('dropRetracted must be a boolean');
-      try {
-        const { best, retracted, enacted } = await chain.reorganize({ depth, dropRetracted: dropRetracted ?? false });
-        return { best: best.hash, retracted: retracted.map((b) => b.hash), enacted: enacted.map((b) => b.hash) };
-      } catch (error) {
-        if (error instanceof SealError) throw new RpcError(error.code, error.message);
-        throw error;
-      }
+      const { best, retracted, enacted } = await refusing(() =>
+        chain.reorganize({ depth, dropRetracted: dropRetracted ?? false }),
+      );
+      return { best: best.hash, retracted: retracted.map((b) => b.hash), enacted: enacted.map((b) => b.hash) };
     },
+    ...(upgradeRuntime
+      ? { dev_upgradeRuntime: ([at]: unknown[]) => refusing(() => upgradeRuntime(blockNumber(at, 'at'))) }
+      : {}),
   };
 }

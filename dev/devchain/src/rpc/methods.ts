@@ -8,8 +8,9 @@ import type { TransactionStatus } from '../chain/pool.js';
 import type { Key } from '../state/state.js';
 import type { AccountHex } from '../runtime/context.js';
 import { TransactionRejected } from '../runtime/errors.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { invalidParams, RpcError } from './errors.js';
-import { devMethods, SubscriptionSilencer } from './devMethods.js';
+import { devMethods, SubscriptionSilencer, type RuntimeUpgrader } from './devMethods.js';
 import { frequencyMethods } from './frequencyMethods.js';
 import { runtimeCall } from './runtimeCalls.js';
 import { frequencyRuntimeApis, type RuntimeApiMethod } from './runtimeApis.js';
@@ -55,7 +56,7 @@ export class RpcMethods {
   /** `silenceSubscriptionsAt`: every subscription open when that block is sealed sends nothing from it on. */
   constructor(
     private readonly chain: Chain,
-    options: { silenceSubscriptionsAt?: number } = {},
+    private readonly options: { silenceSubscriptionsAt?: number; upgradeRuntime?: RuntimeUpgrader } = {},
   ) {
     const { silenceSubscriptionsAt } = options;
     // Registered before any subscription's listener, so that the block itself is not sent.
@@ -105,8 +106,9 @@ export class RpcMethods {
     return value === undefined ? null : (u8aToHex(value) as Hex);
   }
 
-  private runtimeVersion() {
-    return this.chain.runtime.version().toJSON();
+  /** The version of the runtime a block's state holds (the best block's when omitted). */
+  private runtimeVersion(at?: unknown) {
+    return this.chain.runtimeAt(this.knownBlock(at).number).version().toJSON();
   }
 
   private buildHandlers(): Record<string, Handler> {
@@ -142,8 +144,8 @@ export class RpcMethods {
       chain_getHeader: ([at]) => headerJson(this.knownBlock(at).header),
       chain_getBlock: ([at]) => this.blockJson(this.knownBlock(at)),
       chain_getFinalizedHead: () => chain.finalized.hash,
-      state_getMetadata: () => u8aToHex(chain.runtime.built.v14),
-      state_getRuntimeVersion: () => this.runtimeVersion(),
+      state_getMetadata: ([at]) => u8aToHex(chain.runtimeAt(this.knownBlock(at).number).built.v14),
+      state_getRuntimeVersion: ([at]) => this.runtimeVersion(at),
       state_getStorage: ([key, at]) => this.storageValue(key, at),
       state_getStorageHash: ([key, at]) => {
         const value = this.storageValue(key, at);
@@ -180,7 +182,7 @@ export class RpcMethods {
       },
       author_submitExtrinsic: ([extrinsic]) => this.submit(extrinsic),
       ...frequencyMethods(chain, (at) => this.block(at)),
-      ...devMethods(chain, this.silencer),
+      ...devMethods(chain, this.silencer, this.options.upgradeRuntime),
       author_pendingExtrinsics: () => chain.pool.pending().map((xt) => u8aToHex(xt.bytes)),
       engine_createBlock: async ([createEmpty, finalize, parentHash]) => {
         if (typeof createEmpty !== 'boolean' || typeof finalize !== 'boolean')
@@ -277,7 +279,12 @@ export class RpcMethods {
         unsubscribe: 'state_unsubscribeRuntimeVersion',
         aliases: { subscribe: ['chain_subscribeRuntimeVersion'], unsubscribe: ['chain_unsubscribeRuntimeVersion'] },
         notification: 'state_runtimeVersion',
-        start: (sink) => (sink(this.runtimeVersion()), () => undefined),
+        start: (sink) => {
+          sink(this.runtimeVersion());
+          const changed = (runtime: Runtime) => sink(runtime.version().toJSON());
+          chain.on('runtime', changed);
+          return () => chain.off('runtime', changed);
+        },
       },
       {
         subscribe: 'state_subscribeStorage',

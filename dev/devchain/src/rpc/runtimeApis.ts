@@ -114,7 +114,9 @@ export function callRuntimeApi(
 ): Hex | undefined {
   const implementation = methods[name];
   if (!implementation) return undefined;
-  const { registry, built } = chain.runtime;
+  // The runtime whose code the block's state holds.
+  const runtime = chain.runtimeAt(block.number);
+  const { registry, built } = runtime;
   const separator = name.indexOf('_');
   const api = built.apis.find((a) => a.name === name.slice(0, separator));
   const method = api?.methods.find((m) => m.name === name.slice(separator + 1));
@@ -126,10 +128,7 @@ export function callRuntimeApi(
     offset += value.encodedLength;
     args.push(value);
   }
-  const result = implementation(
-    { state: chain.stateAt(block), storage: chain.runtime.storage, block, runtime: chain.runtime },
-    args,
-  );
+  const result = implementation({ state: chain.stateAt(block), storage: runtime.storage, block, runtime }, args);
   return u8aToHex(registry.createType(registry.createLookupType(method.output), asCodecInput(result)).toU8a()) as Hex;
 }
 

@@ -24,11 +24,13 @@ export function runtimeCall(
   data: Uint8Array,
   block: Block,
 ): Hex {
-  const { registry, built } = chain.runtime;
+  // The runtime whose code the block's state holds.
+  const runtime = chain.runtimeAt(block.number);
+  const { registry, built } = runtime;
   const encode = (type: string, value: unknown) => u8aToHex(registry.createType(type, value).toU8a()) as Hex;
   switch (method) {
     case 'Core_version':
-      return u8aToHex(chain.runtime.version().toU8a()) as Hex;
+      return u8aToHex(runtime.version().toU8a()) as Hex;
     case 'Metadata_metadata':
       return u8aToHex(compactAddLength(built.v14)) as Hex;
     case 'Metadata_metadata_versions':

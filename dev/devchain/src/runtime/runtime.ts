@@ -71,6 +71,11 @@ export class Runtime {
     return this.registry.createType('RuntimeVersion', value?.toU8a(true));
   }
 
+  /** The runtime of a later release (its metadata), with the same pallets. */
+  upgradedTo(built: RuntimeMetadata): Runtime {
+    return new Runtime(built, this.palletRuntimes());
+  }
+
   palletRuntimes(): PalletRuntime[] {
     return [...this.pallets.values()];
   }
