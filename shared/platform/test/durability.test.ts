@@ -68,6 +68,24 @@ const notesApi: ComponentDefinition<typeof config> = {
   },
 };
 
+/** The log lines of `component` that name `errorReference`, once there is one. */
+function loggedWith(component: { logs: string[] }, errorReference: unknown): Promise<string[]> {
+  return waitUntil(async () => {
+    const lines = component.logs.filter((line) => line.includes(String(errorReference)));
+    return lines.length > 0 && lines;
+  }, 5000);
+}
+
+/** Posts a note to the notes api at `url`: the status and the body. */
+async function postNote(url: string, text: string) {
+  const response = await fetch(`${url}/v1/notes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
 describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
   let primary: LocalRedis;
   let replica: LocalRedis;
@@ -89,14 +107,7 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
     await primary?.stop();
   });
 
-  const post = async (url: string, text: string) => {
-    const response = await fetch(`${url}/v1/notes`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const post = postNote;
 
   it('answers 202 once a replica has the request; 503 (logged with its errorReference) when none answers in time; 202 without the option', async () => {
     const env = { REDIS_URL: primary.url, REDIS_DURABILITY: 'replicated', REDIS_DURABILITY_TIMEOUT_MS: '1000' };
@@ -119,10 +130,7 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
       expect(refused.status).toBe(503);
       expect(refused.body.message).toBe('The request could not be queued');
       // The access line holds the reference and the cause, logged once the answer is sent.
-      const logged = await waitUntil(async () => {
-        const lines = durable.logs.filter((line) => line.includes(String(refused.body.errorReference)));
-        return lines.length > 0 && lines;
-      }, 5000);
+      const logged = await loggedWith(durable, refused.body.errorReference);
       expect(JSON.parse(logged[0] as string)).toMatchObject({ level: 'error', status: 503, route: '/v1/notes' });
       expect(logged[0]).toContain('reached 0 of the 1 Redis replicas it needs within 1000 ms');
       // The primary has it: the same request again, once a replica is back, is the same one.
@@ -163,10 +171,7 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
       process.kill(replicaPid, 'SIGCONT');
       const refused = await answer;
       expect(refused.status).toBe(503);
-      const logged = await waitUntil(async () => {
-        const lines = durable.logs.filter((line) => line.includes(String(refused.body.errorReference)));
-        return lines.length > 0 && lines;
-      }, 5000);
+      const logged = await loggedWith(durable, refused.body.errorReference);
       expect(logged[0]).toContain('a Redis connection was lost while the writes were made');
       // Posted again, the same request is accepted, now confirmed.
       expect((await post(durable.url, 'the connection lost under WAIT')).status).toBe(202);
@@ -175,6 +180,53 @@ describe('REDIS_DURABILITY: acknowledged = on a replica too', () => {
       await durable.stop();
     }
   }, 60_000);
+});
+
+describe('REDIS_DURABILITY: acknowledged = on every replica in sync', () => {
+  let primary: LocalRedis;
+  const replicas: LocalRedis[] = [];
+  let admin: Redis;
+  const inSync = async () => (await admin.info('replication')).match(/^slave\d+:.*state=online/gm)?.length ?? 0;
+
+  beforeAll(async () => {
+    primary = await startRedisServer();
+    for (let n = 0; n < 2; n++)
+      replicas.push(await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] }));
+    admin = new Redis(primary.url);
+    await waitUntil(async () => (await inSync()) === 2, 20_000, 'both replicas in sync');
+    await waitUntil(async () => (await admin.wait(2, 1000)) === 2, 20_000, 'both replicas confirming writes');
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    for (const replica of replicas) await replica.stop();
+    await primary?.stop();
+  });
+
+  it('answers 202 only once both replicas have the request (the Sentinels may promote either): 503 while one is frozen', async () => {
+    const api = await startTestComponent(notesApi, {
+      REDIS_URL: primary.url,
+      REDIS_DURABILITY: 'replicated',
+      REDIS_DURABILITY_TIMEOUT_MS: '1000',
+    });
+    const frozen = replicas[1]!;
+    try {
+      await waitUntil(async () => api.runtime.readiness.isReady(), 10_000, 'the api ready');
+      expect((await postNote(api.url, 'on both')).status).toBe(202);
+
+      // Frozen, the replica is still in sync for the primary (until its replication timeout), and confirms nothing.
+      process.kill(frozen.pid()!, 'SIGSTOP');
+      const refused = await postNote(api.url, 'on one only');
+      expect(refused.status).toBe(503);
+      const logged = await loggedWith(api, refused.body.errorReference);
+      expect(logged[0]).toContain('reached 1 of the 2 Redis replicas it needs within 1000 ms');
+
+      process.kill(frozen.pid()!, 'SIGCONT');
+      await waitUntil(async () => (await postNote(api.url, 'on both again')).status === 202, 20_000, 'a 202 again');
+    } finally {
+      process.kill(frozen.pid()!, 'SIGCONT');
+      await api.stop();
+    }
+  });
 });
 
 describe('REDIS_DURABILITY in a worker: a job completes once a replica has what it wrote', () => {

@@ -167,7 +167,7 @@ export function durabilityVariables() {
   return {
     REDIS_DURABILITY: variable(
       z.enum(['acknowledged', 'replicated']).default('acknowledged'),
-      '`acknowledged`: a write counts once the Redis primary has it. `replicated`: only once at least one replica has it too (WAIT), so that nothing is lost when the primary dies. An api answers a request (202) only then, and 503 when no replica confirms within REDIS_DURABILITY_TIMEOUT_MS (the same request again is safe); a worker completes a job only then, and submits a transaction only once its record is on a replica (otherwise the job is tried again). Costs a replication round trip per turn of requests and per job',
+      '`acknowledged`: a write counts once the Redis primary has it. `replicated`: only once every replica in sync with the primary has it too, and at least one (WAIT), so that nothing is lost when the primary dies, whichever replica is promoted. An api answers a request (202) only then, and 503 when no replica confirms within REDIS_DURABILITY_TIMEOUT_MS (the same request again is safe); a worker completes a job only then, and submits a transaction only once its record is on a replica (otherwise the job is tried again). Costs a replication round trip per turn of requests and per job',
     ),
     REDIS_DURABILITY_TIMEOUT_MS: variable(
       positiveMs(1_000),

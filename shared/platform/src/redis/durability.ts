@@ -1,7 +1,10 @@
 import { Cluster } from 'ioredis';
 import { connectionFor, type RedisClient } from './connection.js';
 
-/** How many replicas a write must reach, and how long to wait for them. */
+/**
+ * How many replicas a write must reach: every replica in sync with the primary when it is confirmed, and at least
+ * `replicas`; and how long to wait for them.
+ */
 export interface Durability {
   replicas: number;
   timeoutMs: number;
@@ -9,9 +12,9 @@ export interface Durability {
 
 /** Writes reached fewer replicas than acknowledged = durable asks for, in the time it allows. */
 export class NotReplicatedError extends Error {
-  constructor(reached: number, durability: Durability) {
+  constructor(reached: number, needed: number, durability: Durability) {
     super(
-      `the write reached ${reached} of the ${durability.replicas} Redis replicas it needs within ${durability.timeoutMs} ms (REDIS_DURABILITY=replicated)`,
+      `the write reached ${reached} of the ${needed} Redis replicas it needs within ${durability.timeoutMs} ms (REDIS_DURABILITY=replicated)`,
     );
     this.name = 'NotReplicatedError';
   }
@@ -30,7 +33,8 @@ export class WritesMayBeLostError extends Error {
 
 /**
  * Acknowledged = durable for what a worker writes: `confirm` resolves only once every write made so far on the
- * given connections reached `replicas` replicas (WAIT on each), and only when none of the connections was lost
+ * given connections reached every replica in sync with the primary, and at least `replicas` (WAIT on each, for as
+ * many as INFO names in sync: the Sentinels may promote any of them), and only when none of the connections was lost
  * since `mark` was taken. A WAIT that follows a reconnection to a newly promoted primary answers at once and
  * says nothing about writes the old primary took with it; the connection's loss does.
  *
@@ -60,14 +64,24 @@ export class ReplicatedWrites {
 
   async confirm(mark: number): Promise<void> {
     const { replicas, timeoutMs } = this.durability;
-    const reached = await Promise.all(
-      this.connections.map(async (connection) => (await connectionFor(connection, this.key)).wait(replicas, timeoutMs)),
+    const answers = await Promise.all(
+      this.connections.map(async (connection) => {
+        const node = await connectionFor(connection, this.key);
+        // Every replica in sync now, so that whichever one the Sentinels promote has the writes.
+        const needed = Math.max(replicas, await replicasInSync(node));
+        return { needed, reached: await node.wait(needed, timeoutMs) };
+      }),
     );
     // After the WAITs: a connection that died under them made them fail, or closed before their answers came.
     if (this.losses !== mark) throw new WritesMayBeLostError();
-    const least = Math.min(...reached);
-    if (least < replicas) throw new NotReplicatedError(least, this.durability);
+    const short = answers.find(({ needed, reached }) => reached < needed);
+    if (short) throw new NotReplicatedError(short.reached, short.needed, this.durability);
   }
+}
+
+/** How many replicas of the primary `node` are connected and in sync (`state=online`). */
+async function replicasInSync(node: RedisClient): Promise<number> {
+  return (await node.info('replication')).match(/^slave\d+:.*state=online/gm)?.length ?? 0;
 }
 
 /** The durability REDIS_DURABILITY and REDIS_DURABILITY_TIMEOUT_MS ask for; undefined: acknowledged by the primary. */
