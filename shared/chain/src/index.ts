@@ -30,7 +30,6 @@ export {
   type ChainError,
 } from './transactionErrors.js';
 export {
-  expiryMessage,
   RecordTooLateError,
   ScanPositionMovedError,
   TransactionSettledError,

@@ -1,7 +1,6 @@
 import {
   accountCalls,
   CapacityShortError,
-  expiryMessage,
   submitRecorded,
   SubmissionError,
   UserTransactionError,
@@ -248,7 +247,8 @@ export class AccountTransactions {
           ...(capacityWithdrawn ? { capacityWithdrawnEvent: capacityWithdrawn } : {}),
         });
       } else {
-        const error: OutcomeError = outcome.status === 'failed' ? outcome.error : { message: expiryMessage(outcome) };
+        const error: OutcomeError =
+          outcome.status === 'failed' ? outcome.error : { message: 'the transaction expired before it was included' };
         if (await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } }))
           this.finished.inc({ outcome: 'failed' });
         logger.warn({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, error }, 'failed');

@@ -16,19 +16,8 @@ export type TransactionOutcome = {
 } & (
   | { status: 'succeeded'; blockNumber: number; blockHash: string; events: ChainEvent[] }
   | { status: 'failed'; blockNumber: number; blockHash: string; events: ChainEvent[]; error: ChainError }
-  /**
-   * Never included, and never will be: its era passed (`blockNumber` the last block it could have been in), or
-   * with `nonceTaken` another transaction used its nonce (`blockNumber` the finalized block that shows it).
-   */
-  | { status: 'expired'; blockNumber: number; nonceTaken?: true }
+  | { status: 'expired'; blockNumber: number }
 );
-
-/** Why an expired transaction was never included, as a request's error tells it. */
-export function expiryMessage(outcome: { nonceTaken?: true }): string {
-  return outcome.nonceTaken
-    ? 'the transaction was never included: another transaction used its nonce'
-    : 'the transaction expired before it was included';
-}
 
 /** An outcome before its jobs are attached (each variant without `jobs`). */
 export type Settled = TransactionOutcome extends infer T ? (T extends unknown ? Omit<T, 'jobs'> : never) : never;

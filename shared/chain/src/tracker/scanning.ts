@@ -30,8 +30,8 @@ export class ScanPositionMovedError extends Error {
 
 /**
  * The scanner's side of the tracker: walks blocks in order from the stored position, settles each recorded
- * transaction found in one (succeeded or failed), or whose era passed without it or whose nonce a finalized
- * block shows used by another (expired), and ends each round by submitting abandoned transactions again.
+ * transaction found in one (succeeded or failed) or whose era passed without it (expired), and ends each round
+ * by submitting abandoned transactions again.
  */
 export class Scanning {
   constructor(
@@ -42,11 +42,9 @@ export class Scanning {
     private readonly resubmission: Resubmission,
   ) {}
 
-  /** The last block to scan: the finalized head (its hash too), or with trustUnfinalized the best block. */
-  private async target(): Promise<{ number: number; finalized?: string }> {
-    if (this.options.trustUnfinalized) return { number: (await this.api.rpc.chain.getHeader()).number.toNumber() };
-    const finalized = await this.api.rpc.chain.getFinalizedHead();
-    return { number: (await this.api.rpc.chain.getHeader(finalized)).number.toNumber(), finalized: finalized.toHex() };
+  private async target(): Promise<number> {
+    const hash = this.options.trustUnfinalized ? undefined : await this.api.rpc.chain.getFinalizedHead();
+    return (await this.api.rpc.chain.getHeader(hash)).number.toNumber();
   }
 
   private async pending(): Promise<Map<string, PendingRecord>> {
@@ -83,7 +81,7 @@ export class Scanning {
 
   /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
   async scanOnce(): Promise<number> {
-    const { number: target, finalized } = await this.target();
+    const target = await this.target();
     let pending = await this.pending();
     const stored = await this.redis.get(this.keys.scanned);
     // First run: start where the oldest recorded transaction could first appear.
@@ -101,44 +99,8 @@ export class Scanning {
         throw new ScanPositionMovedError(position, await this.redis.get(this.keys.scanned));
       position = String(next);
     }
-    if (finalized !== undefined && pending.size > 0) pending = await this.settleNonceTaken(pending, target, finalized);
     await this.resubmission.resubmitAbandoned(pending, target);
     return next - 1;
-  }
-
-  /**
-   * Settles as expired, without waiting for its era, each pending transaction whose nonce the finalized block
-   * `target` shows used (its signer's nonce there is past it): another transaction took that nonce, so this one
-   * can never be included. It was not in any block up to `target`: it was pending while each was scanned (a
-   * transaction is recorded before it is submitted, and `target` was read before the records were). Without
-   * this, a transaction whose nonce a refilled gap took waits out its whole era (a devchain that seals only
-   * when there is something to seal may never get there). Finalized blocks only: a best block's nonce may yet
-   * be retracted. Returns the records still pending.
-   */
-  private async settleNonceTaken(
-    pending: Map<string, PendingRecord>,
-    target: number,
-    finalized: string,
-  ): Promise<Map<string, PendingRecord>> {
-    const nonces = new Map<string, Promise<number>>();
-    const nonceOf = (signer: string) => {
-      if (!nonces.has(signer))
-        nonces.set(
-          signer,
-          this.api.query.system.account.at(finalized, signer).then((account) => account.nonce.toNumber()),
-        );
-      return nonces.get(signer)!;
-    };
-    let settled = false;
-    for (const [txHash, record] of pending) {
-      if (record.signer === undefined || (await nonceOf(record.signer)) <= record.nonce) continue;
-      await this.settle(
-        { txHash: txHash as `0x${string}`, status: 'expired', blockNumber: target, nonceTaken: true },
-        record,
-      );
-      settled = true;
-    }
-    return settled ? this.pending() : pending;
   }
 
   private async scanBlock(number: number, pending: Map<string, PendingRecord>): Promise<void> {

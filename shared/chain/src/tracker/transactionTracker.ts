@@ -11,9 +11,8 @@ import { Scanning } from './scanning.js';
  * Follows the transactions the services submit. Each one is recorded before it is submitted, with every job
  * riding in it (added to a set, never overwritten); a scanner (run under a leader lease by the service) walks
  * finalized blocks in order, finds recorded transactions by hash, decodes their outcome from the block's
- * events, and settles a record once its mortal era has passed without it, or once a finalized block shows its
- * nonce used by another transaction. The scan position lives in Redis, so a restart resumes where it stopped and
- * nothing submitted is lost.
+ * events, and settles a record once its mortal era has passed without it. The scan position lives in Redis,
+ * so a restart resumes where it stopped and nothing submitted is lost.
  *
  * Its parts: recording (recording.ts), scanning and settling (scanning.ts), submitting abandoned transactions
  * again (resubmission.ts) and the pending gauges (gauges.ts).

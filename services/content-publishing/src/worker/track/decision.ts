@@ -1,4 +1,4 @@
-import { chainErrorText, expiryMessage, type TransactionOutcome } from '@frequency-gateway/chain';
+import { chainErrorText, type TransactionOutcome } from '@frequency-gateway/chain';
 import type { PublishError } from '../requestRecords.js';
 import type { MessageState, PublicationRecord } from '../publish/publications.js';
 
@@ -65,7 +65,7 @@ export function decide(
     } else if (outcome.status === 'expired') {
       changes.set(index, { state: 'pending', after: txHash });
       counted = true;
-      lastError = { message: expiryMessage(outcome), expired: true };
+      lastError = { message: 'the transaction expired before it was included', expired: true };
     } else if (RETRIABLE.has(chainErrorText(outcome.error))) {
       changes.set(index, { state: 'pending', after: txHash });
       counted = true;
