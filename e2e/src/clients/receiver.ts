@@ -66,8 +66,15 @@ export class ReceivedWebhooks {
   /** Waits for the transaction notification of a request at `path`; fails on a second one or a bad signature. */
   async notificationOf(path: string, referenceId: string, secret: string, timeoutMs = 120_000): Promise<Delivery> {
     const mine = async () => (await this.at(path)).filter((delivery) => delivery.body.referenceId === referenceId);
-    await waitUntil(async () => (await mine()).length > 0, timeoutMs, `the webhook of ${referenceId} at ${path}`);
-    const found = await mine();
+    // The deliveries the wait saw: no second read, which a receiver reached through a NodePort may refuse for a moment.
+    const found = await waitUntil(
+      async () => {
+        const deliveries = await mine();
+        return deliveries.length > 0 && deliveries;
+      },
+      timeoutMs,
+      `the webhook of ${referenceId} at ${path}`,
+    );
     if (found.length !== 1) throw new Error(`${found.length} webhooks for ${referenceId} at ${path}`);
     if (!verifyWebhook(secret, found[0]!.headers, found[0]!.raw))
       throw new Error(`the webhook of ${referenceId} is not signed with the gateway's WEBHOOK_SECRET`);
