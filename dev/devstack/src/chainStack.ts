@@ -1,7 +1,21 @@
-import { openChain, type ChainConnection, type OpeningChain } from '@frequency-gateway/chain';
+import { ChainTiming, openChain, type ChainConnection, type OpeningChain } from '@frequency-gateway/chain';
 import { startDevchain, type Devchain, type DevchainOptions } from '@frequency-gateway/devchain';
 import { Redis } from 'ioredis';
 import { startRedisServer } from './redisServer.js';
+
+/**
+ * The timing contract in-process chain tests run on (1 s blocks): a record deadline of 1 s, resubmission at 1.5 s,
+ * gap refill at 2 s, and `eraPeriod` blocks of era (4 unless told: a transaction expires within a few blocks).
+ */
+export const fastTiming = (eraPeriod = 4): ChainTiming =>
+  new ChainTiming({
+    recordWithinMs: 1_000,
+    submissionMs: 400,
+    resubmitAfterMs: 1_500,
+    gapRefillMs: 2_000,
+    eraPeriod,
+    blockTimeMs: 1_000,
+  });
 
 /** A devchain with a connected client and a private Redis server: what in-process tests of the chain stages use. */
 export interface ChainStack {

@@ -87,7 +87,7 @@ export class CapacityPipeline {
     const prefix = config.CACHE_KEY_PREFIX;
     this.timing = timing.onChain(connection.blockTimeMs);
     const nonces = new NonceManager(redis, api, key.address, { prefix: SIGNING_KEYSPACE, timing: this.timing });
-    this.submitter = new CapacitySubmitter(api, key, nonces, { timing: this.timing });
+    this.submitter = new CapacitySubmitter(api, key, nonces, { timing: this.timing, logger: runtime.logger });
     this.tracker = new TransactionTracker(api, redis, {
       prefix,
       timing: this.timing,

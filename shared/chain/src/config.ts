@@ -103,7 +103,7 @@ export function submissionVariables() {
         .enum(['true', 'false'])
         .default('false')
         .transform((value) => value === 'true'),
-      'Settle outcomes from best blocks instead of finalized ones (faster, but a reorganisation could undo them)',
+      'Settle outcomes from best blocks instead of finalized ones: faster; an outcome from a best block a reorganisation retracts is settled again from the chain that replaced it, and what was told of it stays told',
     ),
     ...timingVariables(),
   };

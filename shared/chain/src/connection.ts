@@ -3,6 +3,7 @@ import type { Logger } from '@frequency-gateway/platform';
 import { ApiPromise } from '@polkadot/api';
 import { Gauge, type Registry } from 'prom-client';
 import { forgetFailedRegistryLookups } from './registrySwap.js';
+import { keepRuntimeApis } from './runtimeApis.js';
 import { NodeSet } from './nodes.js';
 import { ChainQueries } from './queries.js';
 
@@ -182,6 +183,7 @@ export function openChain(options: ConnectOptions): OpeningChain {
         best = Math.max(best, header.number.toNumber());
         gauges?.best.set(best);
       }),
+      keepRuntimeApis(api, log),
     ]);
     if (closed) for (const stop of unsubscribe) stop();
     connection = {

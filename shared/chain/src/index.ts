@@ -34,6 +34,7 @@ export {
   ScanPositionMovedError,
   TransactionSettledError,
   TransactionTracker,
+  expiryReason,
   type RecordWrite,
   type TransactionOutcome,
   type TrackerOptions,

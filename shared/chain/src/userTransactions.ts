@@ -163,6 +163,10 @@ export class UserTransactions {
       nonce: checked.nonce,
       birth: checked.birth,
       death: checked.death,
+      signedFor: {
+        specVersion: checked.payload.specVersion.toNumber(),
+        transactionVersion: checked.payload.transactionVersion.toNumber(),
+      },
       extrinsic,
     };
     const attributes = { 'chain.tx_hash': transaction.hash, 'chain.user_signed': true };

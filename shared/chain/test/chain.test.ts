@@ -120,7 +120,8 @@ describe('head and pending-transaction gauges', () => {
       expect(await gaugeValue(metrics, 'chain_transactions_pending')).toBe(0);
       expect(await gaugeValue(metrics, 'chain_transaction_oldest_pending_blocks')).toBe(0);
       // A recorded transaction signed at block 1 that never lands: its age grows with every finalized block.
-      const signed = { hash: `0x${'ab'.repeat(32)}` as const, nonce: 0, birth: 1, death: 1_000_000 };
+      const signedFor = { specVersion: 189, transactionVersion: 1 };
+      const signed = { hash: `0x${'ab'.repeat(32)}` as const, nonce: 0, birth: 1, death: 1_000_000, signedFor };
       await tracker.record({ ...signed, extrinsic: chain.api.tx.system.remark('never sent') }, ['job-1']);
       expect(await gaugeValue(metrics, 'chain_transactions_pending')).toBe(1);
       // Blocks come every 50 ms: the age read lies between the finalized heads seen before and after it.

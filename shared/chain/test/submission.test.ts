@@ -1,7 +1,7 @@
 import { RedisLeaseLock, StaleRunError, createLogger, runAsLeader } from '@frequency-gateway/platform';
 import { jest } from '@jest/globals';
 import type { Call } from '@polkadot/types/interfaces';
-import { waitUntil } from '@frequency-gateway/devstack';
+import { fastTiming, waitUntil } from '@frequency-gateway/devstack';
 import { Registry } from 'prom-client';
 import {
   CapacitySubmitter,
@@ -22,15 +22,7 @@ import {
 import { startTestStack, tick, type TestStack } from './support/stack.js';
 
 const CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy';
-/** A fast contract for the tests: 4-block eras (on 1 s blocks), a record deadline of 1 s, resubmission at 1.5 s. */
-const FAST = new ChainTiming({
-  recordWithinMs: 1_000,
-  submissionMs: 400,
-  resubmitAfterMs: 1_500,
-  gapRefillMs: 2_000,
-  eraPeriod: 4,
-  blockTimeMs: 1_000,
-});
+const FAST = fastTiming();
 
 describe('capacity submission and transaction tracking', () => {
   let stack: TestStack;

@@ -1,4 +1,4 @@
 export { TransactionTracker } from './transactionTracker.js';
 export { RecordTooLateError, TransactionSettledError, type RecordWrite } from './recording.js';
 export { ScanPositionMovedError } from './scanning.js';
-export type { ChainEvent, TrackerOptions, TransactionOutcome } from './records.js';
+export { expiryReason, type ChainEvent, type TrackerOptions, type TransactionOutcome } from './records.js';

@@ -100,6 +100,7 @@ export class TransactionRecords {
       nonce: transaction.nonce,
       signed: transaction.extrinsic.toHex(),
       signer: transaction.extrinsic.signer.toString(),
+      signedFor: transaction.signedFor,
       recordedAt: Date.now(),
       // The finalization span continues the submitter's trace, in whichever replica scans the block.
       ...(trace ? { trace } : {}),

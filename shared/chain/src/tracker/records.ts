@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Logger, RedisClient, ReplicatedWrites, TraceCarrier } from '@frequency-gateway/platform';
 import type { ChainTiming } from '../timing.js';
+import type { RuntimeVersions } from '../runtimeVersions.js';
 import type { ChainError } from '../transactionErrors.js';
 
 export interface ChainEvent {
@@ -16,8 +17,20 @@ export type TransactionOutcome = {
 } & (
   | { status: 'succeeded'; blockNumber: number; blockHash: string; events: ChainEvent[] }
   | { status: 'failed'; blockNumber: number; blockHash: string; events: ChainEvent[]; error: ChainError }
-  | { status: 'expired'; blockNumber: number }
+  /**
+   * Never to be included: its era ended at `blockNumber`, or (`runtimeUpgrade`) the runtime it was signed for
+   * ended there (the blocks after it run a newer one, under which its signature no longer holds).
+   */
+  | { status: 'expired'; blockNumber: number; runtimeUpgrade?: { signedFor: number; chainRuns: number } }
 );
+
+/** Why an expired transaction was never included, as requests and logs say it. */
+export function expiryReason(outcome: TransactionOutcome & { status: 'expired' }): string {
+  const upgrade = outcome.runtimeUpgrade;
+  return upgrade
+    ? `the transaction was signed for runtime spec ${upgrade.signedFor}, and the chain upgraded to spec ${upgrade.chainRuns} at block ${outcome.blockNumber} before including it`
+    : 'the transaction expired before it was included';
+}
 
 /** An outcome before its jobs are attached (each variant without `jobs`). */
 export type Settled = TransactionOutcome extends infer T ? (T extends unknown ? Omit<T, 'jobs'> : never) : never;
@@ -65,6 +78,8 @@ export interface PendingRecord {
   signed?: string;
   /** Its signer's address (absent with `signed` in older records). */
   signer?: string;
+  /** The runtime its signature is for (absent in older records). */
+  signedFor?: RuntimeVersions;
   /** When the transaction was first recorded (ms); with tracing on, the start of its finalization span. */
   recordedAt?: number;
   /** With tracing on: the span that submitted it. */
@@ -77,10 +92,22 @@ export class TrackerKeys {
   readonly pending: string;
   /** The last block scanned. */
   readonly scanned: string;
+  /**
+   * With TRUST_UNFINALIZED_BLOCKS: the hash of each block scanned that was not yet known final, by number, so that
+   * a reorganisation of what was scanned is seen.
+   */
+  readonly scannedHashes: string;
+  /**
+   * With TRUST_UNFINALIZED_BLOCKS: each record settled from a block not yet known final, with its jobs and the
+   * block, by hash: opened again should that block be retracted.
+   */
+  readonly provisional: string;
 
   constructor(private readonly prefix: string) {
     this.pending = `${prefix}:tx:pending`;
     this.scanned = `${prefix}:tx:scanned`;
+    this.scannedHashes = `${prefix}:tx:scanned-hashes`;
+    this.provisional = `${prefix}:tx:provisional`;
   }
 
   /** The jobs riding in a transaction (a set). */

@@ -1,4 +1,5 @@
 import type { ApiPromise } from '@polkadot/api';
+import type { BlockHash } from '@polkadot/types/interfaces';
 import { inSpan, RedisScript, type RedisClient } from '@frequency-gateway/platform';
 import { decodeDispatchError } from '../transactionErrors.js';
 import {
@@ -38,13 +39,21 @@ export class Scanning {
     private readonly api: ApiPromise,
     private readonly redis: RedisClient,
     private readonly keys: TrackerKeys,
-    private readonly options: Pick<TrackerOptions, 'trustUnfinalized' | 'onOutcome' | 'settledRetentionSeconds'>,
+    private readonly options: Pick<
+      TrackerOptions,
+      'trustUnfinalized' | 'onOutcome' | 'settledRetentionSeconds' | 'logger'
+    >,
     private readonly resubmission: Resubmission,
   ) {}
 
+  /** The head the scan walks to: the best block with TRUST_UNFINALIZED_BLOCKS, else the finalized one. */
   private async target(): Promise<number> {
-    const hash = this.options.trustUnfinalized ? undefined : await this.api.rpc.chain.getFinalizedHead();
-    return (await this.api.rpc.chain.getHeader(hash)).number.toNumber();
+    const { chain } = this.api.rpc;
+    // An argument given as undefined would be sent as the zero hash: the best header is asked without one.
+    const header = this.options.trustUnfinalized
+      ? await chain.getHeader()
+      : await chain.getHeader(await chain.getFinalizedHead());
+    return header.number.toNumber();
   }
 
   private async pending(): Promise<Map<string, PendingRecord>> {
@@ -52,6 +61,8 @@ export class Scanning {
   }
 
   private async settle(outcome: Settled, record: PendingRecord | undefined): Promise<void> {
+    const { txHash } = outcome;
+    const jobs = await this.redis.smembers(this.keys.jobs(txHash));
     const trace = record?.trace;
     // From recording to the outcome; what the outcome causes (jobs, webhooks) belongs to the same trace.
     await inSpan(
@@ -66,21 +77,69 @@ export class Scanning {
         },
       },
       async () => {
-        const jobs = await this.redis.smembers(this.keys.jobs(outcome.txHash));
-        await this.options.onOutcome({ ...outcome, jobs: jobs.sort() } as TransactionOutcome);
+        await this.options.onOutcome({ ...outcome, jobs: [...jobs].sort() } as TransactionOutcome);
       },
     );
-    const { txHash } = outcome;
-    await this.redis
+    const settling = this.redis
       .multi()
       .hdel(this.keys.pending, txHash)
       .del(this.keys.jobs(txHash))
-      .set(this.keys.settled(txHash), outcome.status, 'EX', this.options.settledRetentionSeconds ?? 3_600)
-      .exec();
+      .set(this.keys.settled(txHash), outcome.status, 'EX', this.options.settledRetentionSeconds ?? 3_600);
+    // Settled from a best block: kept until that block is final, to be opened again should it be retracted.
+    if (this.options.trustUnfinalized && record)
+      settling.hset(this.keys.provisional, txHash, JSON.stringify({ record, jobs, block: outcome.blockNumber }));
+    await settling.exec();
+  }
+
+  /**
+   * With TRUST_UNFINALIZED_BLOCKS, before each round: when a best block scanned was retracted (its number now holds
+   * another hash), the scan goes back to the fork point, and every record settled from a retracted block is pending
+   * again, so that the scan settles it from the chain that replaced it (or its era, or the resubmission, decides).
+   * Blocks and records at or below the finalized head that are still on the chain are final and forgotten.
+   */
+  private async rewindRetracted(finalized: number): Promise<void> {
+    const stored = await this.redis.hgetall(this.keys.scannedHashes);
+    const numbers = Object.keys(stored)
+      .map(Number)
+      .sort((a, b) => b - a);
+    const onChain = async (number: number) =>
+      (await this.api.rpc.chain.getBlockHash(number)).toHex() === stored[String(number)];
+    // Block hashes chain to their parents: when the highest scanned is still on the chain, every lower one is.
+    let fork: number | undefined;
+    for (const number of numbers) {
+      if (await onChain(number)) break;
+      fork = number;
+    }
+    const provisional = await this.redis.hgetall(this.keys.provisional);
+    const reopened: string[] = [];
+    const changes = this.redis.multi();
+    for (const [txHash, json] of Object.entries(provisional)) {
+      const { record, jobs, block } = JSON.parse(json) as { record: PendingRecord; jobs: string[]; block: number };
+      if (fork !== undefined && block >= fork) {
+        changes.hset(this.keys.pending, txHash, JSON.stringify(record)).del(this.keys.settled(txHash));
+        if (jobs.length > 0) changes.sadd(this.keys.jobs(txHash), ...jobs);
+        changes.hdel(this.keys.provisional, txHash);
+        reopened.push(txHash);
+      } else if (block <= finalized) changes.hdel(this.keys.provisional, txHash);
+    }
+    for (const number of numbers)
+      if ((fork !== undefined && number >= fork) || number < finalized)
+        changes.hdel(this.keys.scannedHashes, String(number));
+    if (fork !== undefined) changes.set(this.keys.scanned, String(fork - 1));
+    await changes.exec();
+    if (fork !== undefined)
+      this.options.logger?.warn(
+        { fork, reopened },
+        `best blocks from #${fork} on were retracted: scanning again from there, ${reopened.length} outcomes settled from them open again`,
+      );
   }
 
   /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
   async scanOnce(): Promise<number> {
+    if (this.options.trustUnfinalized)
+      await this.rewindRetracted(
+        (await this.api.rpc.chain.getHeader(await this.api.rpc.chain.getFinalizedHead())).number.toNumber(),
+      );
     const target = await this.target();
     let pending = await this.pending();
     const stored = await this.redis.get(this.keys.scanned);
@@ -89,8 +148,10 @@ export class Scanning {
     let next = stored === null ? earliest : Number(stored) + 1;
     let position = stored ?? '';
     for (; next <= target; next++) {
+      const blockHash =
+        pending.size > 0 || this.options.trustUnfinalized ? await this.api.rpc.chain.getBlockHash(next) : undefined;
       if (pending.size > 0) {
-        await this.scanBlock(next, pending);
+        await this.scanBlock(next, blockHash!, pending);
         pending = await this.pending();
       }
       // Every write of the block's outcomes was answered before this one, so a Redis replica that has the new
@@ -98,13 +159,14 @@ export class Scanning {
       if ((await ADVANCE.run(this.redis, [this.keys.scanned], [next, position])) !== 1)
         throw new ScanPositionMovedError(position, await this.redis.get(this.keys.scanned));
       position = String(next);
+      if (this.options.trustUnfinalized)
+        await this.redis.hset(this.keys.scannedHashes, String(next), blockHash!.toHex());
     }
     await this.resubmission.resubmitAbandoned(pending, target);
     return next - 1;
   }
 
-  private async scanBlock(number: number, pending: Map<string, PendingRecord>): Promise<void> {
-    const blockHash = await this.api.rpc.chain.getBlockHash(number);
+  private async scanBlock(number: number, blockHash: BlockHash, pending: Map<string, PendingRecord>): Promise<void> {
     const [block, events] = await Promise.all([
       this.api.rpc.chain.getBlock(blockHash),
       this.api.query.system.events.at(blockHash),
@@ -129,10 +191,36 @@ export class Scanning {
         await this.settle({ ...base, status: 'succeeded' }, pending.get(txHash));
       }
     }
-    // Valid in blocks birth..death-1: once block death-1 is scanned without it, it can never be included.
+    // Valid in blocks birth..death-1: once block death-1 is scanned without it, it can never be included. Nor
+    // once a block is scanned whose state holds a newer runtime than the one it was signed for: the blocks after
+    // it verify its signature against that runtime's versions.
+    const newer = await this.newerRuntime(blockHash, number, pending);
     for (const [txHash, record] of pending) {
-      if (!found.has(txHash) && record.death <= number + 1)
-        await this.settle({ txHash: txHash as `0x${string}`, status: 'expired', blockNumber: number }, record);
+      if (found.has(txHash)) continue;
+      const base = { txHash: txHash as `0x${string}`, status: 'expired', blockNumber: number } as const;
+      if (record.death <= number + 1) await this.settle(base, record);
+      else if (newer !== undefined && record.signedFor && record.signedFor.specVersion < newer)
+        await this.settle(
+          { ...base, runtimeUpgrade: { signedFor: record.signedFor.specVersion, chainRuns: newer } },
+          record,
+        );
     }
+  }
+
+  /**
+   * The spec version of the runtime in block `number`'s state, when a pending record was signed for an older
+   * runtime than the api's (only then is it read: an upgrade came after that record was signed).
+   */
+  private async newerRuntime(
+    blockHash: BlockHash,
+    number: number,
+    pending: Map<string, PendingRecord>,
+  ): Promise<number | undefined> {
+    const current = this.api.runtimeVersion.specVersion.toNumber();
+    const older = [...pending.values()].some(
+      (record) => record.signedFor !== undefined && record.signedFor.specVersion < current && record.death > number + 1,
+    );
+    if (!older) return undefined;
+    return (await this.api.rpc.state.getRuntimeVersion(blockHash)).specVersion.toNumber();
   }
 }
