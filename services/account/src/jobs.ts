@@ -37,6 +37,13 @@ export type TransactionJob = {
   providerId: string;
   /** The user's AccountId32 (0x-hex; Ethereum keys in their 32-byte unified form). */
   accountId: `0x${string}`;
+  /**
+   * A job sending the request again: the hash of its transaction that expired before it was included (its era
+   * ended, or a runtime upgrade came first). It signs anew only while that one is still the request's transaction.
+   */
+  after?: string;
+  /** How many times the request was sent again so far. */
+  resent?: number;
 } & ({ calls: EncodedCall[]; userSigned?: undefined } | { userSigned: UserSignedTransaction; calls?: undefined });
 
 /** `Transaction Job - <referenceId>`, the job name the queue board shows. */

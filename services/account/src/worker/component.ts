@@ -12,6 +12,7 @@ import {
   type StartAttempt,
 } from '@frequency-gateway/chain';
 import {
+  bullJobId,
   commonVariables,
   outboundVariables,
   requestStatusVariables,
@@ -30,9 +31,9 @@ import {
   webhookVariables,
 } from '@frequency-gateway/webhooks';
 import { z } from 'zod';
-import type { TransactionJob } from '../jobs.js';
+import { transactionJobName, type TransactionJob } from '../jobs.js';
 import { transactionNotifyWebhook } from '../notifications.js';
-import { ACCOUNT_QUEUES } from '../queues.js';
+import { ACCOUNT_JOB_OPTIONS, ACCOUNT_QUEUES } from '../queues.js';
 import { accountRequests } from '../requests.js';
 import { version } from '../version.js';
 import { AccountTransactions } from './transactions.js';
@@ -79,6 +80,14 @@ async function startPipeline(
     status,
     notifier,
     providerId: config.PROVIDER_ID.toString(),
+    resend: async (job) => {
+      const jobId = bullJobId(`${job.referenceId}.resend.${job.resent}`);
+      const options = ACCOUNT_JOB_OPTIONS[ACCOUNT_QUEUES.transactionPublish];
+      await queues.queue(ACCOUNT_QUEUES.transactionPublish).add(transactionJobName(job.referenceId), job, {
+        ...options,
+        jobId,
+      });
+    },
     logger,
     metrics,
   });

@@ -1,5 +1,6 @@
 import {
   accountCalls,
+  expiryReason,
   CapacityShortError,
   submitRecorded,
   SubmissionError,
@@ -52,6 +53,10 @@ export interface AccountTransactionsOptions {
   providerId: string;
   /** How long the link from a request to its transaction is kept (longer than any transaction lives). */
   linkTtlSeconds?: number;
+  /** Queues a job sending a request again (its transaction expired before it was included). */
+  resend(job: TransactionJob): Promise<void>;
+  /** How many times a request is sent again after its transaction expired before it fails. Default 3. */
+  maxResends?: number;
   logger: Logger;
   metrics: Registry;
 }
@@ -85,6 +90,11 @@ export class AccountTransactions {
 
   private linkKey(referenceId: string): string {
     return `${this.options.prefix}:request:tx:${referenceId}`;
+  }
+
+  /** The job of the request's transaction, kept with its link: what sending it again takes. */
+  private jobKey(referenceId: string): string {
+    return `${this.options.prefix}:request:job:${referenceId}`;
   }
 
   /**
@@ -129,7 +139,7 @@ export class AccountTransactions {
     // A job run again after its transaction was recorded (a retry, a worker that died or stalled) leaves it to
     // the tracker, which also submits it again if the first run never did.
     const linked = await redis.get(this.linkKey(referenceId));
-    if (linked) {
+    if (linked && linked !== job.data.after) {
       logger.info({ jobId: job.id, referenceId, txHash: linked }, 'already submitted; the tracker follows it');
       return { txHash: linked, resumed: true };
     }
@@ -143,7 +153,10 @@ export class AccountTransactions {
         {
           tracker,
           jobs: [referenceId],
-          writes: (signed) => [{ key: link, value: signed.hash, ttlSeconds }],
+          writes: (signed) => [
+            { key: link, value: signed.hash, ttlSeconds },
+            { key: this.jobKey(referenceId), value: JSON.stringify(job.data), ttlSeconds },
+          ],
           undo: [{ key: link, delete: true }],
           claims: [claim],
         },
@@ -247,8 +260,8 @@ export class AccountTransactions {
           ...(capacityWithdrawn ? { capacityWithdrawnEvent: capacityWithdrawn } : {}),
         });
       } else {
-        const error: OutcomeError =
-          outcome.status === 'failed' ? outcome.error : { message: 'the transaction expired before it was included' };
+        if (outcome.status === 'expired' && (await this.resend(referenceId, outcome))) continue;
+        const error: OutcomeError = outcome.status === 'failed' ? outcome.error : { message: expiryReason(outcome) };
         if (await status.update(referenceId, 'failed', { error, transaction: { hash: outcome.txHash } }))
           this.finished.inc({ outcome: 'failed' });
         logger.warn({ referenceId, txHash: outcome.txHash, block: outcome.blockNumber, error }, 'failed');
@@ -260,6 +273,25 @@ export class AccountTransactions {
         });
       }
     }
+  }
+
+  /**
+   * Sends a request again whose provider-paid transaction expired before it was included: a job that signs it
+   * anew (new nonce, era and runtime), at most `maxResends` times. A transaction the user signed cannot be signed
+   * again here: false, and the request fails.
+   */
+  private async resend(referenceId: string, outcome: TransactionOutcome & { status: 'expired' }): Promise<boolean> {
+    const stored = await this.options.redis.get(this.jobKey(referenceId));
+    if (!stored) return false;
+    const job = JSON.parse(stored) as TransactionJob;
+    const resent = (job.resent ?? 0) + 1;
+    if (job.userSigned || resent > (this.options.maxResends ?? 3)) return false;
+    await this.options.resend({ ...job, after: outcome.txHash, resent });
+    this.options.logger.warn(
+      { referenceId, txHash: outcome.txHash, block: outcome.blockNumber, resent, reason: expiryReason(outcome) },
+      'expired before it was included: sent again',
+    );
+    return true;
   }
 
   private async notify(

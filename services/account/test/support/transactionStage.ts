@@ -32,6 +32,8 @@ export interface TransactionStage {
   tracker: TransactionTracker;
   notes: AccountNotification[];
   outcomes: TransactionOutcome[];
+  /** The jobs queued to send a request again (its transaction expired), in order: a test runs them. */
+  resends: Job<TransactionJob>[];
   status(): ReturnType<typeof accountRequests.store>;
   /** A worker's stage; with `hold`, its runs stop at the signing boundaries (SIGNING_BOUNDARIES) held. */
   transactionsOf(hold?: Hold): Promise<AccountTransactions>;
@@ -42,6 +44,10 @@ export interface TransactionStage {
   /** The notifications of one request. */
   notesOf(referenceId: string): AccountNotification[];
   msaCount(): Promise<number>;
+  /** Seals `count` empty blocks, each final at once. */
+  seal(count: number): Promise<void>;
+  /** What the tracker's leader does after each scan: fills a nonce gap that stood still (see fillStandingGap). */
+  fillStandingGap(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -62,6 +68,7 @@ export async function startTransactionStage(options: {
   });
   const notes: AccountNotification[] = [];
   const outcomes: TransactionOutcome[] = [];
+  const resends: Job<TransactionJob>[] = [];
   const status = () => accountRequests.store(redis, prefix, 3600);
   const notifier = { notify: async (batch: AccountNotification[]) => void notes.push(...batch) };
   // The tracker's outcomes go to a worker's stage built once the tracker is (it records with the tracker).
@@ -89,6 +96,13 @@ export async function startTransactionStage(options: {
       status: status(),
       notifier: notifier as unknown as TransactionNotifier,
       providerId: '1',
+      resend: async (data: TransactionJob) =>
+        void resends.push({
+          id: `${data.referenceId}.resend.${data.resent}`,
+          name: 'transaction',
+          data,
+          attemptsMade: 0,
+        } as unknown as Job<TransactionJob>),
       logger,
       metrics: new Registry(),
     });
@@ -113,6 +127,7 @@ export async function startTransactionStage(options: {
     tracker,
     notes,
     outcomes,
+    resends,
     status,
     transactionsOf,
     jobOf: (referenceId, calls) => jobOf(referenceId, calls),
@@ -145,6 +160,13 @@ export async function startTransactionStage(options: {
     },
     notesOf: (referenceId) => notes.filter((note) => note.referenceId === referenceId),
     msaCount: async () => Number((await chain.api.query.msa.currentMsaIdentifierMaximum()).toString()),
+    fillStandingGap: async () => {
+      const nonces = new NonceManager(redis, chain.api, key.address, { prefix, ...(timing ? { timing } : {}) });
+      return new CapacitySubmitter(chain.api, key, nonces, timing ? { timing } : {}).fillStandingGap();
+    },
+    seal: async (count) => {
+      for (let i = 0; i < count; i++) await stack.devchain.chain.command({ createEmpty: true, finalize: true });
+    },
     close: () => stack.close(),
   };
 }

@@ -1,4 +1,4 @@
-import { chainErrorText, type TransactionOutcome } from '@frequency-gateway/chain';
+import { chainErrorText, expiryReason, type TransactionOutcome } from '@frequency-gateway/chain';
 import type { PublishError } from '../requestRecords.js';
 import type { MessageState, PublicationRecord } from '../publish/publications.js';
 
@@ -30,7 +30,8 @@ export interface Decision {
  * What a settled transaction does to the messages of one publication it carried (`indices`), and what that
  * means for the publication's requests. Only the transaction a message last went in counts (an earlier one may
  * expire later). Success finalizes a message; a full block or an expired era sends it again, counted, up to
- * `maxAttempts` retries, after which it fails with the last reason; a packed transaction that failed for another
+ * `maxAttempts` retries, after which it fails with the last reason (a runtime upgrade that came first counts as an
+ * expired era); a packed transaction that failed for another
  * reason (`batch_all` fails as a whole) sends each of its messages again alone, uncounted, so that only the one
  * the chain refuses fails; a message that failed alone fails.
  *
@@ -65,7 +66,7 @@ export function decide(
     } else if (outcome.status === 'expired') {
       changes.set(index, { state: 'pending', after: txHash });
       counted = true;
-      lastError = { message: 'the transaction expired before it was included', expired: true };
+      lastError = { message: expiryReason(outcome), expired: true };
     } else if (RETRIABLE.has(chainErrorText(outcome.error))) {
       changes.set(index, { state: 'pending', after: txHash });
       counted = true;
