@@ -30,6 +30,7 @@ const SLOW_SUITES = [
   'services/content-publishing/test/uploadProcess.test.ts',
   'e2e/test/faults.test.ts',
   'e2e/test/chainBehaviours.test.ts',
+  'e2e/test/trustedReorgs.test.ts',
   'services/content-publishing/test/redisFailover.test.ts',
   'services/account/test/redisFailover.test.ts',
 ];

@@ -1,26 +1,52 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from '@jest/globals';
 import { ChainQueries } from '@frequency-gateway/chain';
-import { callJson, dsnpUsers, eachLimited } from '@frequency-gateway/devstack';
+import type { DevchainControl } from '@frequency-gateway/devchain';
+import { callJson, dsnpUsers, eachLimited, startWebhookReceiver, waitUntil } from '@frequency-gateway/devstack';
+import type { ApiPromise } from '@polkadot/api';
 import { readBatch } from '@frequency-gateway/dsnp';
 import { startLocalGateway, type LocalGateway, type LocalGatewayOptions } from '@frequency-gateway/devstack/gateway';
+import { deliveredOnce } from './clients/delivered.js';
 import { GatewayClient, LOGIN_URI } from './clients/gatewayClient.js';
+import { ReceivedWebhooks } from './clients/receiver.js';
+
+/** Where the content watcher delivers the load's broadcasts, under the receiver. */
+const WATCHER_PATH = '/watcher';
+
+/** The content watcher's deliveries of broadcast announcements, to a receiver in this process. */
+export interface WatchedBroadcasts {
+  receiver: ReceivedWebhooks;
+  /** The highest block the watcher's scanner has scanned (its worker's watcher_scanner_block). */
+  scannedBlock(): Promise<number>;
+}
 
 /**
- * The account and content-publishing components on a devchain sealing every 500 ms with finality one block behind (unless `options` says otherwise),
- * `users` delegated users, and a client of theirs whose own chain reads go to the devchain itself: what a steady load
- * runs against. `options` adds to it (several nodes, more variables, log capture).
+ * The account and content-publishing components on a devchain sealing every 500 ms with finality one block behind
+ * (unless `options` says otherwise), `users` delegated users, and a client of theirs whose own chain reads go to the
+ * devchain itself: what a steady load runs against. `options` adds to it (several nodes, more variables, log
+ * capture); with `watcher`, the content watcher too, delivering every broadcast announcement to a receiver here.
  */
 export async function startGatewayForLoad(
   users: number,
-  options: Pick<LocalGatewayOptions, 'chainNodes' | 'keepChain' | 'finalityLag' | 'env' | 'roleOptions'> = {},
-): Promise<{ gateway: LocalGateway; client: GatewayClient }> {
+  options: Pick<LocalGatewayOptions, 'chainNodes' | 'keepChain' | 'finalityLag' | 'env' | 'roleOptions'> & {
+    watcher?: boolean;
+  } = {},
+): Promise<{ gateway: LocalGateway; client: GatewayClient; watcher?: WatchedBroadcasts }> {
+  const { watcher: withWatcher, ...gatewayOptions } = options;
+  const receiver = withWatcher ? await startWebhookReceiver() : undefined;
+  const watcherComponents = withWatcher
+    ? ([
+        ['content-watcher', 'api'],
+        ['content-watcher', 'worker'],
+      ] as const)
+    : [];
   const gateway = await startLocalGateway({
     components: [
       ['account', 'api'],
       ['account', 'worker'],
       ['content-publishing', 'api'],
       ['content-publishing', 'worker'],
+      ...watcherComponents,
     ],
     sealing: 'interval',
     blockTimeMs: 500,
@@ -30,17 +56,45 @@ export async function startGatewayForLoad(
       account: { SIWF_V2_URI_VALIDATION: LOGIN_URI },
       'content-publishing': { BATCH_INTERVAL_SECONDS: '1' },
     },
-    ...options,
+    ...gatewayOptions,
+    // The watcher's webhooks go to the receiver on loopback, and only there.
+    env: {
+      ...(receiver ? { OUTBOUND_POLICY: 'allowlist', OUTBOUND_ALLOWED_DESTINATIONS: '127.0.0.1' } : {}),
+      ...gatewayOptions.env,
+    },
+  }).catch(async (error: unknown) => {
+    await receiver?.stop();
+    throw error;
   });
+  const stopGateway = gateway.stop.bind(gateway);
+  gateway.stop = async () => {
+    const ended = await stopGateway();
+    await receiver?.stop();
+    return ended;
+  };
   try {
+    const watcherApi = gateway.components['content-watcher-api']?.url;
     const client = await GatewayClient.connect({
       account: gateway.components['account-api']!.url,
       contentPublishing: gateway.components['content-publishing-api']!.url,
-      contentWatcher: gateway.components['content-publishing-api']!.url,
+      contentWatcher: watcherApi ?? gateway.components['content-publishing-api']!.url,
       ipfsGateway: gateway.backing.kubo!.gatewayUrl,
       chainUrl: gateway.backing.chain.url,
     });
-    return { gateway, client };
+    if (!receiver || !watcherApi) return { gateway, client };
+    const received = new ReceivedWebhooks(receiver.url, receiver.url);
+    const registered = await callJson(watcherApi, 'POST', '/v1/webhooks', {
+      url: received.destination(WATCHER_PATH),
+      announcementTypes: ['broadcast'],
+    });
+    if (registered.status !== 201) throw new Error(`the watcher's webhook not registered: ${registered.status}`);
+    const workerUrl = gateway.components['content-watcher-worker']!.url;
+    const scannedBlock = async () => {
+      const text = await (await fetch(`${workerUrl}/metrics`)).text();
+      const line = text.split('\n').find((entry) => entry.startsWith('watcher_scanner_block'));
+      return line ? Number(line.split(' ').pop()) : -1;
+    };
+    return { gateway, client, watcher: { receiver: received, scannedBlock } };
   } catch (error) {
     await gateway.stop();
     throw error;
@@ -49,7 +103,11 @@ export async function startGatewayForLoad(
 
 /** What a steady load had accepted (202) and how many posts it saw refused. */
 export interface LoadAccepted {
+  /** Every broadcast of the load reads `<tag> #<number>`. */
+  tag: string;
   broadcasts: string[];
+  /** The number of each accepted broadcast, in the order of `broadcasts`. */
+  numbers: number[];
   signUps: { referenceId: string; address: string }[];
   refused: number;
   /** Why posts were refused (the answer's status and message, or the error), each reason once. */
@@ -76,7 +134,16 @@ export interface SteadyLoadOptions {
 export function startSteadyLoad(client: GatewayClient, options: SteadyLoadOptions): SteadyLoad {
   const { users, firstMsa = 2, lanes = 4 } = options;
   const tag = randomBytes(3).toString('hex');
-  const load: SteadyLoad = { broadcasts: [], signUps: [], refused: 0, reasons: new Set(), stop: async () => load };
+  const load: SteadyLoad = {
+    tag,
+    broadcasts: [],
+    numbers: [],
+    signUps: [],
+    refused: 0,
+    reasons: new Set(),
+    stop: async () => load,
+  };
+  let nextNumber = 0;
   const refuse = (reason: string) => {
     load.refused++;
     load.reasons.add(reason);
@@ -92,11 +159,14 @@ export function startSteadyLoad(client: GatewayClient, options: SteadyLoadOption
   };
   const broadcast = async (index: number, n: number) => {
     const path = `/v1/content/${firstMsa + (n % users)}/broadcast`;
-    const content = { content: `${tag} ${index}.${n}`, published: new Date().toISOString() };
+    const number = nextNumber++;
+    const content = { content: `${tag} #${number}`, published: new Date().toISOString() };
     try {
       const answer = await callJson(client.contentPublishing, 'POST', path, { content });
-      if (answer.status === 202) load.broadcasts.push(answer.body.referenceId as string);
-      else refuse(`broadcast: ${answer.status} ${JSON.stringify(answer.body?.message ?? answer.body)}`);
+      if (answer.status === 202) {
+        load.broadcasts.push(answer.body.referenceId as string);
+        load.numbers.push(number);
+      } else refuse(`broadcast: ${answer.status} ${JSON.stringify(answer.body?.message ?? answer.body)}`);
     } catch (error) {
       refuse(`broadcast: ${String(error)}`);
     }
@@ -136,14 +206,20 @@ export async function broadcastRowsOnChain(
 
 /**
  * Every accepted request finalized (none failed), each sign-up's MSA created, and as many broadcast rows on chain
- * as broadcasts accepted: nothing lost and nothing sent twice. Returns the figures for the suite's report line.
+ * as broadcasts accepted: nothing lost and nothing sent twice; with `watcher`, each accepted broadcast delivered by
+ * the content watcher once. Returns the figures for the suite's report line.
  */
 export async function expectFinalizedOnce(
   client: GatewayClient,
   accepted: LoadAccepted,
-  chain: { fromBlock: number; ipfsGatewayUrl: string; users: { first: number; count: number } },
+  chain: {
+    fromBlock: number;
+    ipfsGatewayUrl: string;
+    users: { first: number; count: number };
+    watcher?: WatchedBroadcasts;
+  },
   timeoutMs = 180_000,
-): Promise<{ broadcasts: number; signUps: number }> {
+): Promise<{ broadcasts: number; signUps: number; delivered?: number }> {
   const records = await client.settled(accepted.broadcasts, timeoutMs);
   expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
   const signUpRecords = await client.settled(
@@ -158,5 +234,47 @@ export async function expectFinalizedOnce(
   expect(await broadcastRowsOnChain(client, chain.ipfsGatewayUrl, chain.fromBlock, chain.users)).toBe(
     accepted.broadcasts.length,
   );
-  return { broadcasts: accepted.broadcasts.length, signUps: accepted.signUps.length };
+  const figures = { broadcasts: accepted.broadcasts.length, signUps: accepted.signUps.length };
+  if (!chain.watcher) return figures;
+  const watched = await deliveredOnce({
+    receiver: chain.watcher.receiver,
+    gateway: client,
+    path: WATCHER_PATH,
+    tag: accepted.tag,
+    count: accepted.numbers.length,
+    numbers: accepted.numbers,
+    timeoutMs,
+    scannedBlock: chain.watcher.scannedBlock,
+  });
+  expect({ lost: watched.lost, duplicated: watched.duplicated }).toEqual({ lost: 0, duplicated: 0 });
+  return { ...figures, delivered: accepted.numbers.length };
+}
+
+/**
+ * `rounds` reorganisations `depth` deep, each after four more best blocks, the retracted blocks' transactions dropped
+ * (`dev_reorg`): resolves with the retracted block hashes and how many transactions they dropped.
+ */
+export async function reorganiseDropping(
+  api: ApiPromise,
+  control: DevchainControl,
+  rounds = 3,
+  depth = 2,
+): Promise<{ retracted: Set<string>; dropped: number }> {
+  const retracted = new Set<string>();
+  let dropped = 0;
+  for (let round = 0; round < rounds; round++) {
+    const from = (await api.rpc.chain.getHeader()).number.toNumber();
+    await waitUntil(
+      async () => (await api.rpc.chain.getHeader()).number.toNumber() >= from + 4,
+      30_000,
+      'four more best blocks',
+    );
+    const answer = await control.reorg(depth, { dropRetracted: true });
+    for (const hash of answer.retracted) {
+      retracted.add(hash);
+      // Every extrinsic but the timestamp inherent was a transaction the reorganisation dropped.
+      dropped += (await api.rpc.chain.getBlock(hash)).block.extrinsics.length - 1;
+    }
+  }
+  return { retracted, dropped };
 }

@@ -1,15 +1,33 @@
 // The gateway through a live network's bad moments, made on call by the devchain, under a steady load of broadcasts
-// and sign-ups: subscriptions that go silent, finality that stalls past the readiness bound, the node killed and
-// restarted with its chain (its transaction pool lost), and best blocks reorganised with their transactions dropped. Every accepted request is finalized once. Prints lines starting with `e2e chain behaviours`.
+// and sign-ups with the content watcher delivering: subscriptions that go silent, finality that stalls past the
+// readiness bound, the node killed and restarted with its chain (its transaction pool lost), best blocks reorganised
+// with their transactions dropped, and a runtime upgrade. Every accepted request is finalized once, and every
+// broadcast delivered once. Prints lines starting with `e2e chain behaviours`.
 import { ChainQueries } from '@frequency-gateway/chain';
 import { devchainControl, type DevchainControl } from '@frequency-gateway/devchain';
 import { callJson, eachLimited, waitUntil } from '@frequency-gateway/devstack';
 import type { LocalGateway } from '@frequency-gateway/devstack/gateway';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import type { GatewayClient } from '../src/clients/gatewayClient.js';
-import { expectFinalizedOnce, startGatewayForLoad, startSteadyLoad, type SteadyLoad } from '../src/steadyLoad.js';
+import {
+  expectFinalizedOnce,
+  reorganiseDropping,
+  startGatewayForLoad,
+  startSteadyLoad,
+  type SteadyLoad,
+  type WatchedBroadcasts,
+} from '../src/steadyLoad.js';
 
-const COMPONENTS = ['account-api', 'account-worker', 'content-publishing-api', 'content-publishing-worker'];
+/** The components that follow the chain (the content watcher's api reads only Redis). */
+const COMPONENTS = [
+  'account-api',
+  'account-worker',
+  'content-publishing-api',
+  'content-publishing-worker',
+  'content-watcher-worker',
+];
+/** Every component started: none may restart. */
+const STARTED = [...COMPONENTS, 'content-watcher-api'];
 const USERS = 4;
 /** The chain's block time is 6 s (Aura's slot), so readiness reports a stall after ten of them. */
 const STALE_AFTER_MS = 60_000;
@@ -17,6 +35,7 @@ const STALE_AFTER_MS = 60_000;
 let gateway: LocalGateway;
 let client: GatewayClient;
 let control: DevchainControl;
+let watcher: WatchedBroadcasts;
 /** The load a test started: stopped after it however it ended, so that no lane outlives its test. */
 let runningLoad: SteadyLoad | undefined;
 /** Every log line the components printed, as pino JSON. */
@@ -24,13 +43,20 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   await cryptoWaitReady();
-  ({ gateway, client } = await startGatewayForLoad(USERS, {
+  let started: WatchedBroadcasts | undefined;
+  ({
+    gateway,
+    client,
+    watcher: started,
+  } = await startGatewayForLoad(USERS, {
+    watcher: true,
     keepChain: true,
     // Reorganisations two deep need two blocks short of finality.
     finalityLag: 3,
     env: { READINESS_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
     roleOptions: { api: { output: logs }, worker: { output: logs } },
   }));
+  watcher = started!;
   control = devchainControl(gateway.backing.chain.url);
 }, 180_000);
 afterEach(async () => {
@@ -59,12 +85,12 @@ function logLinesSince(from: number, text: string): { component: string; time: s
 
 const startOf = async () => ({
   fromBlock: (await new ChainQueries(client.chain.api).bestBlock()).number,
-  pids: Object.fromEntries(COMPONENTS.map((name) => [name, gateway.components[name]!.pid])),
+  pids: Object.fromEntries(STARTED.map((name) => [name, gateway.components[name]!.pid])),
 });
 
 /** No component restarted: the same processes, still running. */
 function expectNoRestart(pids: Record<string, number>) {
-  for (const component of COMPONENTS) {
+  for (const component of STARTED) {
     expect(gateway.components[component]!.pid).toBe(pids[component]);
     expect(gateway.components[component]!.running()).toBe(true);
   }
@@ -89,6 +115,7 @@ const chainFacts = (fromBlock: number) => ({
   fromBlock,
   ipfsGatewayUrl: gateway.backing.kubo!.gatewayUrl,
   users: { first: 2, count: USERS },
+  watcher,
 });
 
 test('subscriptions gone silent under load: every component notices within 7 s, subscribes anew, and every request is finalized once', async () => {
@@ -98,7 +125,8 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
   const silencedAt = Date.now();
   await control.silenceSubscriptions();
   await waitUntil(
-    async () => new Set(logLinesSince(from, 'leaving the chain node').map((line) => line.component)).size === 4,
+    async () =>
+      new Set(logLinesSince(from, 'leaving the chain node').map((line) => line.component)).size === COMPONENTS.length,
     20_000,
     () => `every component leaving its silent node (so far: ${logLinesSince(from, 'leaving').map((l) => l.component)})`,
   );
@@ -116,7 +144,7 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
   const worst = Math.max(...Object.values(noticedMs));
   expect(worst).toBeLessThanOrEqual(7_000);
   process.stdout.write(
-    `e2e chain behaviours: silent subscriptions noticed in ${JSON.stringify(noticedMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: silent subscriptions noticed in ${JSON.stringify(noticedMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 300_000);
 
@@ -162,7 +190,7 @@ test('finality stalled past the readiness bound under load: nothing fails or goe
   const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
   expectNoRestart(pids);
   process.stdout.write(
-    `e2e chain behaviours: finality stalled at #${heldAt} for ${Math.round((resumedAt - stalledAt) / 1000)} s; unready after ${JSON.stringify(unreadyAfter)} ms; ready again in ${readyAgainMs} ms; ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: finality stalled at #${heldAt} for ${Math.round((resumedAt - stalledAt) / 1000)} s; unready after ${JSON.stringify(unreadyAfter)} ms; ready again in ${readyAgainMs} ms; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);
 
@@ -196,7 +224,7 @@ test('the node killed and restarted with its chain (its pool lost) under load: e
   const worst = Math.max(...Object.values(backMs));
   expect(worst).toBeLessThanOrEqual(5_000);
   process.stdout.write(
-    `e2e chain behaviours: node killed and back in ${backAt - killedAt} ms; components connected again in ${JSON.stringify(backMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: node killed and back in ${backAt - killedAt} ms; components connected again in ${JSON.stringify(backMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);
 
@@ -204,22 +232,7 @@ test('best blocks reorganised under load, their transactions dropped: nothing se
   const { fromBlock, pids } = await startOf();
   const load = await loadUnderWay();
   const { api } = client.chain;
-  const retracted = new Set<string>();
-  let dropped = 0;
-  for (let round = 0; round < 3; round++) {
-    const from = (await api.rpc.chain.getHeader()).number.toNumber();
-    await waitUntil(
-      async () => (await api.rpc.chain.getHeader()).number.toNumber() >= from + 4,
-      30_000,
-      'four more best blocks',
-    );
-    const answer = await control.reorg(2, { dropRetracted: true });
-    for (const hash of answer.retracted) {
-      retracted.add(hash);
-      // Every extrinsic but the timestamp inherent was a transaction the reorganisation dropped.
-      dropped += (await api.rpc.chain.getBlock(hash)).block.extrinsics.length - 1;
-    }
-  }
+  const { retracted, dropped } = await reorganiseDropping(api, control);
   expect(dropped).toBeGreaterThan(0);
   const accepted = await load.stop();
   const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
@@ -239,6 +252,44 @@ test('best blocks reorganised under load, their transactions dropped: nothing se
   expect(resent).toBeGreaterThan(0);
   expectNoRestart(pids);
   process.stdout.write(
-    `e2e chain behaviours: 3 reorganisations 2 deep retracted ${retracted.size} blocks and dropped ${dropped} transactions; ${resent} sent again; ${figures.broadcasts} broadcasts and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: 3 reorganisations 2 deep retracted ${retracted.size} blocks and dropped ${dropped} transactions; ${resent} sent again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+  );
+}, 400_000);
+
+// Last: the devchain models one upgrade, and it stays.
+test('the runtime upgraded under load: no restart, nothing lost, failed or sent twice, and every transaction after it signed for the new runtime', async () => {
+  const { fromBlock, pids } = await startOf();
+  const load = await loadUnderWay();
+  const from = logs.length;
+  const { api } = client.chain;
+  const { at, specVersion } = await control.upgradeRuntime();
+  await waitUntil(
+    async () => (await api.rpc.chain.getHeader()).number.toNumber() >= at + 10,
+    60_000,
+    'ten blocks after the upgrade',
+  );
+  const acceptedBefore = load.broadcasts.length;
+  await waitUntil(
+    async () => load.broadcasts.length >= acceptedBefore + 50,
+    30_000,
+    () => `the load going on (${load.refused} refused: ${[...load.reasons].join('; ')})`,
+  );
+  const accepted = await load.stop();
+  const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
+  expectNoRestart(pids);
+  // The gateway's transactions in the blocks after the upgrade: the devchain checks each signature against its
+  // block's runtime, so each of them was signed for the new one.
+  const best = (await api.rpc.chain.getHeader()).number.toNumber();
+  expect((await api.rpc.state.getRuntimeVersion()).specVersion.toNumber()).toBe(specVersion);
+  let signedAfter = 0;
+  for (let number = at + 1; number <= best; number++) {
+    const block = await api.rpc.chain.getBlock(await api.rpc.chain.getBlockHash(number));
+    signedAfter += block.block.extrinsics.filter((extrinsic) => extrinsic.isSigned).length;
+  }
+  expect(signedAfter).toBeGreaterThan(0);
+  const signedAgain = logLinesSince(from, 'signed again for the new runtime').length;
+  const sentAgain = logLinesSince(from, 'expired before it was included: sent again').length;
+  process.stdout.write(
+    `e2e chain behaviours: runtime upgraded to spec ${specVersion} at #${at}; ${signedAfter} transactions signed for it in the ${best - at} blocks after; ${signedAgain} refused for the old runtime and signed again, ${sentAgain} sign-ups sent again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);

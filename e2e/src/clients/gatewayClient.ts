@@ -78,7 +78,9 @@ export class GatewayClient {
     const response = await user.signUp(this.chain.api, {
       providerId: 1,
       intentIds: intents.map((intent) => intent.intentId),
-      expiration: (await queries.finalizedBlock()).number + 50,
+      // Near the chain's 100-block mortality window: on the fast devchains of the load suites (500 ms blocks) this
+      // is 45 s, which a transaction dropped by a reorganisation and sent again by the tracker must still meet.
+      expiration: (await queries.finalizedBlock()).number + 90,
       ...(handle === undefined ? {} : { handle }),
       login: { uri: LOGIN_URI },
     });
