@@ -8,6 +8,7 @@ import { readBatch } from '@frequency-gateway/dsnp';
 import { startLocalGateway, type LocalGateway, type LocalGatewayOptions } from '@frequency-gateway/devstack/gateway';
 import { deliveredOnce } from './clients/delivered.js';
 import { GatewayClient, LOGIN_URI } from './clients/gatewayClient.js';
+import type { SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { ReceivedWebhooks } from './clients/receiver.js';
 
 /** Where the content watcher delivers the load's broadcasts, under the receiver. */
@@ -109,6 +110,8 @@ export interface LoadAccepted {
   /** The number of each accepted broadcast, in the order of `broadcasts`. */
   numbers: number[];
   signUps: { referenceId: string; address: string }[];
+  /** Handle changes accepted: the request, the user's address, and the base handle asked for. */
+  handleChanges: { referenceId: string; address: string; handle: string }[];
   refused: number;
   /** Why posts were refused (the answer's status and message, or the error), each reason once. */
   reasons: Set<string>;
@@ -123,7 +126,10 @@ export interface SteadyLoadOptions {
   /** The users (MSA ids `firstMsa` … `firstMsa + users − 1`, delegated to the provider) that broadcast. */
   users: number;
   firstMsa?: number;
-  /** Lanes posting one request after another; lane 0 signs a new user up at every tenth request. */
+  /**
+   * Lanes posting one request after another; lane 0 signs a new user up (with a handle) at every tenth request, and
+   * five requests later changes the handle of the oldest user signed up and not changed yet, once that is final.
+   */
   lanes?: number;
 }
 
@@ -139,6 +145,7 @@ export function startSteadyLoad(client: GatewayClient, options: SteadyLoadOption
     broadcasts: [],
     numbers: [],
     signUps: [],
+    handleChanges: [],
     refused: 0,
     reasons: new Set(),
     stop: async () => load,
@@ -149,12 +156,34 @@ export function startSteadyLoad(client: GatewayClient, options: SteadyLoadOption
     load.reasons.add(reason);
   };
   let running = true;
+  /** Users signed up with a handle, in order, and whether their handle was changed already. */
+  const members: { user: SiwfUser; referenceId: string; changed: boolean }[] = [];
   const signUp = async () => {
     try {
-      const { user, referenceId } = await client.signUp(undefined);
+      const { user, referenceId } = await client.signUp(`ld${tag}${members.length}`);
       load.signUps.push({ referenceId, address: user.address });
+      members.push({ user, referenceId, changed: false });
     } catch (error) {
       refuse(`sign-up: ${String(error)}`);
+    }
+  };
+  /** Changes the oldest unchanged member's handle once their sign-up is final; else it broadcasts instead. */
+  const changeHandle = async (n: number) => {
+    const member = members.find((candidate) => !candidate.changed);
+    if (!member || (await client.record(member.referenceId, 'account'))?.state !== 'finalized') return broadcast(0, n);
+    member.changed = true;
+    const handle = `mv${tag}${load.handleChanges.length}`;
+    try {
+      const answer = await client.handleChange(member.user, handle);
+      if (answer.status === 200)
+        load.handleChanges.push({
+          referenceId: answer.body.referenceId as string,
+          address: member.user.address,
+          handle,
+        });
+      else refuse(`handle change: ${answer.status} ${JSON.stringify(answer.body?.message ?? answer.body)}`);
+    } catch (error) {
+      refuse(`handle change: ${String(error)}`);
     }
   };
   const broadcast = async (index: number, n: number) => {
@@ -172,7 +201,11 @@ export function startSteadyLoad(client: GatewayClient, options: SteadyLoadOption
     }
   };
   const lane = async (index: number) => {
-    for (let n = 0; running; n++) await (index === 0 && n % 10 === 0 ? signUp() : broadcast(index, n));
+    for (let n = 0; running; n++) {
+      if (index === 0 && n % 10 === 0) await signUp();
+      else if (index === 0 && n % 10 === 5) await changeHandle(n);
+      else await broadcast(index, n);
+    }
   };
   const running$ = Promise.all(Array.from({ length: lanes }, (_, index) => lane(index)));
   load.stop = async () => {
@@ -205,8 +238,8 @@ export async function broadcastRowsOnChain(
 }
 
 /**
- * Every accepted request finalized (none failed), each sign-up's MSA created, and as many broadcast rows on chain
- * as broadcasts accepted: nothing lost and nothing sent twice; with `watcher`, each accepted broadcast delivered by
+ * Every accepted request finalized (none failed), each sign-up's MSA created, each handle change's handle on chain,
+ * and as many broadcast rows on chain as broadcasts accepted: nothing lost and nothing sent twice; with `watcher`, each accepted broadcast delivered by
  * the content watcher once. Returns the figures for the suite's report line.
  */
 export async function expectFinalizedOnce(
@@ -219,7 +252,7 @@ export async function expectFinalizedOnce(
     watcher?: WatchedBroadcasts;
   },
   timeoutMs = 180_000,
-): Promise<{ broadcasts: number; signUps: number; delivered?: number }> {
+): Promise<{ broadcasts: number; signUps: number; handleChanges: number; delivered?: number }> {
   const records = await client.settled(accepted.broadcasts, timeoutMs);
   expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
   const signUpRecords = await client.settled(
@@ -231,10 +264,25 @@ export async function expectFinalizedOnce(
   const queries = new ChainQueries(client.chain.api);
   const msas = await eachLimited(accepted.signUps, 8, ({ address }) => queries.msaIdOf(address));
   expect(msas.filter((msa) => msa === undefined)).toEqual([]);
+  const changes = await client.settled(
+    accepted.handleChanges.map(({ referenceId }) => referenceId),
+    timeoutMs,
+    'account',
+  );
+  expect(changes.filter((record) => record.state !== 'finalized')).toEqual([]);
+  const handles = await eachLimited(accepted.handleChanges, 8, async ({ address }) => {
+    const msa = await queries.msaIdOf(address);
+    return msa === undefined ? undefined : (await queries.handleOf(msa))?.base;
+  });
+  expect(handles).toEqual(accepted.handleChanges.map(({ handle }) => handle));
   expect(await broadcastRowsOnChain(client, chain.ipfsGatewayUrl, chain.fromBlock, chain.users)).toBe(
     accepted.broadcasts.length,
   );
-  const figures = { broadcasts: accepted.broadcasts.length, signUps: accepted.signUps.length };
+  const figures = {
+    broadcasts: accepted.broadcasts.length,
+    signUps: accepted.signUps.length,
+    handleChanges: accepted.handleChanges.length,
+  };
   if (!chain.watcher) return figures;
   const watched = await deliveredOnce({
     receiver: chain.watcher.receiver,

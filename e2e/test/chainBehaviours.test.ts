@@ -144,7 +144,7 @@ test('subscriptions gone silent under load: every component notices within 7 s, 
   const worst = Math.max(...Object.values(noticedMs));
   expect(worst).toBeLessThanOrEqual(7_000);
   process.stdout.write(
-    `e2e chain behaviours: silent subscriptions noticed in ${JSON.stringify(noticedMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: silent subscriptions noticed in ${JSON.stringify(noticedMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups and ${figures.handleChanges} handle changes finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 300_000);
 
@@ -190,7 +190,7 @@ test('finality stalled past the readiness bound under load: nothing fails or goe
   const figures = await expectFinalizedOnce(client, accepted, chainFacts(fromBlock));
   expectNoRestart(pids);
   process.stdout.write(
-    `e2e chain behaviours: finality stalled at #${heldAt} for ${Math.round((resumedAt - stalledAt) / 1000)} s; unready after ${JSON.stringify(unreadyAfter)} ms; ready again in ${readyAgainMs} ms; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: finality stalled at #${heldAt} for ${Math.round((resumedAt - stalledAt) / 1000)} s; unready after ${JSON.stringify(unreadyAfter)} ms; ready again in ${readyAgainMs} ms; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups and ${figures.handleChanges} handle changes finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);
 
@@ -224,7 +224,7 @@ test('the node killed and restarted with its chain (its pool lost) under load: e
   const worst = Math.max(...Object.values(backMs));
   expect(worst).toBeLessThanOrEqual(5_000);
   process.stdout.write(
-    `e2e chain behaviours: node killed and back in ${backAt - killedAt} ms; components connected again in ${JSON.stringify(backMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: node killed and back in ${backAt - killedAt} ms; components connected again in ${JSON.stringify(backMs)} ms (worst ${worst}); ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups and ${figures.handleChanges} handle changes finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);
 
@@ -252,7 +252,7 @@ test('best blocks reorganised under load, their transactions dropped: nothing se
   expect(resent).toBeGreaterThan(0);
   expectNoRestart(pids);
   process.stdout.write(
-    `e2e chain behaviours: 3 reorganisations 2 deep retracted ${retracted.size} blocks and dropped ${dropped} transactions; ${resent} sent again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: 3 reorganisations 2 deep retracted ${retracted.size} blocks and dropped ${dropped} transactions; ${resent} sent again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups and ${figures.handleChanges} handle changes finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);
 
@@ -290,6 +290,6 @@ test('the runtime upgraded under load: no restart, nothing lost, failed or sent 
   const signedAgain = logLinesSince(from, 'signed again for the new runtime').length;
   const sentAgain = logLinesSince(from, 'expired before it was included: sent again').length;
   process.stdout.write(
-    `e2e chain behaviours: runtime upgraded to spec ${specVersion} at #${at}; ${signedAfter} transactions signed for it in the ${best - at} blocks after; ${signedAgain} refused for the old runtime and signed again, ${sentAgain} sign-ups sent again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
+    `e2e chain behaviours: runtime upgraded to spec ${specVersion} at #${at}; ${signedAfter} transactions signed for it in the ${best - at} blocks after; ${signedAgain} refused for the old runtime and signed again, ${sentAgain} sign-ups sent again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups and ${figures.handleChanges} handle changes finalized once, ${accepted.refused} refused ${JSON.stringify([...accepted.reasons])}\n`,
   );
 }, 400_000);

@@ -72,6 +72,6 @@ test('best blocks reorganised under load with outcomes settled from them: each i
   const reopened = rewinds.reduce((sum, line) => sum + line.reopened.length, 0);
   expect(reopened).toBeGreaterThan(0);
   process.stdout.write(
-    `e2e trusted reorganisations: 3 reorganisations 2 deep; ${rewinds.length} rewinds by the workers' scans opened ${reopened} settled outcomes again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups on the final chain once, ${load.refused} refused ${JSON.stringify([...load.reasons])}\n`,
+    `e2e trusted reorganisations: 3 reorganisations 2 deep; ${rewinds.length} rewinds by the workers' scans opened ${reopened} settled outcomes again; ${figures.broadcasts} broadcasts (${figures.delivered} delivered by the watcher) and ${figures.signUps} sign-ups and ${figures.handleChanges} handle changes on the final chain once, ${load.refused} refused ${JSON.stringify([...load.reasons])}\n`,
   );
 }, 400_000);
