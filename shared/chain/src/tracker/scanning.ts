@@ -104,7 +104,7 @@ export class Scanning {
       .sort((a, b) => b - a);
     const onChain = async (number: number) =>
       (await this.api.rpc.chain.getBlockHash(number)).toHex() === stored[String(number)];
-    // Block hashes chain to their parents: when the highest scanned is still on the chain, every lower one is.
+    // The scanned hashes form one chain (see scanOnce): when the highest is still on the chain, every lower one is.
     let fork: number | undefined;
     for (const number of numbers) {
       if (await onChain(number)) break;
@@ -147,9 +147,20 @@ export class Scanning {
     const earliest = Math.min(target, ...[...pending.values()].map((record) => record.birth));
     let next = stored === null ? earliest : Number(stored) + 1;
     let position = stored ?? '';
+    // With TRUST_UNFINALIZED_BLOCKS the scanned hashes must form one chain (each block's parent the one scanned
+    // before it), so that the highest still on the chain vouches for all below it: a block whose parent is not the
+    // block scanned before it (a reorganisation came during the round) ends the round, and the next one rewinds.
+    let parent = this.options.trustUnfinalized
+      ? await this.redis.hget(this.keys.scannedHashes, String(next - 1))
+      : null;
     for (; next <= target; next++) {
       const blockHash =
         pending.size > 0 || this.options.trustUnfinalized ? await this.api.rpc.chain.getBlockHash(next) : undefined;
+      if (this.options.trustUnfinalized) {
+        const header = await this.api.rpc.chain.getHeader(blockHash);
+        if (parent !== null && header.parentHash.toHex() !== parent) break;
+        parent = blockHash!.toHex();
+      }
       if (pending.size > 0) {
         await this.scanBlock(next, blockHash!, pending);
         pending = await this.pending();
