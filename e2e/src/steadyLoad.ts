@@ -299,24 +299,23 @@ export async function expectFinalizedOnce(
 }
 
 /**
- * `rounds` reorganisations `depth` deep, each after four more best blocks, the retracted blocks' transactions dropped
- * (`dev_reorg`): resolves with the retracted block hashes and how many transactions they dropped.
+ * `rounds` reorganisations `depth` deep (3 of 2 unless told), each after four more best blocks (and, with
+ * `scannedTo`, once it answers true for the best block), the retracted blocks' transactions dropped (`dev_reorg`):
+ * resolves with the retracted block hashes and how many transactions they dropped.
  */
 export async function reorganiseDropping(
   api: ApiPromise,
   control: DevchainControl,
-  rounds = 3,
-  depth = 2,
+  options: { rounds?: number; depth?: number; scannedTo?: (best: number) => Promise<boolean> } = {},
 ): Promise<{ retracted: Set<string>; dropped: number }> {
+  const { rounds = 3, depth = 2, scannedTo } = options;
   const retracted = new Set<string>();
   let dropped = 0;
+  const best = async () => (await api.rpc.chain.getHeader()).number.toNumber();
   for (let round = 0; round < rounds; round++) {
-    const from = (await api.rpc.chain.getHeader()).number.toNumber();
-    await waitUntil(
-      async () => (await api.rpc.chain.getHeader()).number.toNumber() >= from + 4,
-      30_000,
-      'four more best blocks',
-    );
+    const from = await best();
+    await waitUntil(async () => (await best()) >= from + 4, 30_000, 'four more best blocks');
+    if (scannedTo) await waitUntil(async () => scannedTo(await best()), 30_000, 'the best block scanned');
     const answer = await control.reorg(depth, { dropRetracted: true });
     for (const hash of answer.retracted) {
       retracted.add(hash);

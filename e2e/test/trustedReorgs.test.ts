@@ -7,6 +7,7 @@ import { devchainControl } from '@frequency-gateway/devchain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import type { LocalGateway } from '@frequency-gateway/devstack/gateway';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { Redis } from 'ioredis';
 import type { GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   expectFinalizedOnce,
@@ -17,9 +18,12 @@ import {
 } from '../src/steadyLoad.js';
 
 const USERS = 4;
+/** Where the account and content-publishing trackers keep their scan positions. */
+const SCAN_POSITIONS = ['{account}:tx:scanned', '{content-publishing}:tx:scanned'];
 let gateway: LocalGateway;
 let client: GatewayClient;
 let watcher: WatchedBroadcasts;
+let redis: Redis;
 /** The workers' log lines, as pino JSON. */
 const logs: string[] = [];
 
@@ -38,8 +42,10 @@ beforeAll(async () => {
     roleOptions: { worker: { output: logs } },
   }));
   watcher = started!;
+  redis = new Redis(gateway.backing.redis.url);
 }, 180_000);
 afterAll(async () => {
+  redis?.disconnect();
   await client?.close();
   await gateway?.stop();
 });
@@ -50,7 +56,13 @@ test('best blocks reorganised under load with outcomes settled from them: each i
   const load = startSteadyLoad(client, { users: USERS, lanes: 2 });
   try {
     await waitUntil(async () => load.broadcasts.length >= 50, 30_000, 'the load under way');
-    const { dropped } = await reorganiseDropping(api, devchainControl(gateway.backing.chain.url));
+    // Each reorganisation comes once both workers' scans have reached the best block, so that outcomes settled from
+    // the blocks it retracts are there to open again.
+    const scannedTo = async (best: number) => {
+      const positions = await Promise.all(SCAN_POSITIONS.map((key) => redis.get(key)));
+      return positions.every((position) => Number(position ?? -1) >= best);
+    };
+    const { dropped } = await reorganiseDropping(api, devchainControl(gateway.backing.chain.url), { scannedTo });
     expect(dropped).toBeGreaterThan(0);
   } finally {
     await load.stop();
