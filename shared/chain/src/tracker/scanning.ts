@@ -12,6 +12,7 @@ import {
   type TransactionOutcome,
 } from './records.js';
 import type { Resubmission } from './resubmission.js';
+import { Retractions } from './retractions.js';
 
 const ADVANCE = RedisScript.fromFile(new URL('./advanceScan.lua', import.meta.url), 1);
 
@@ -44,7 +45,12 @@ export class Scanning {
       'trustUnfinalized' | 'onOutcome' | 'settledRetentionSeconds' | 'logger'
     >,
     private readonly resubmission: Resubmission,
-  ) {}
+  ) {
+    if (options.trustUnfinalized) this.retractions = new Retractions(api, redis, keys, options.logger);
+  }
+
+  /** With TRUST_UNFINALIZED_BLOCKS: the scanned blocks and settled records kept until final. */
+  private readonly retractions: Retractions | undefined;
 
   /** The head the scan walks to: the best block with TRUST_UNFINALIZED_BLOCKS, else the finalized one. */
   private async target(): Promise<number> {
@@ -86,60 +92,13 @@ export class Scanning {
       .del(this.keys.jobs(txHash))
       .set(this.keys.settled(txHash), outcome.status, 'EX', this.options.settledRetentionSeconds ?? 3_600);
     // Settled from a best block: kept until that block is final, to be opened again should it be retracted.
-    if (this.options.trustUnfinalized && record)
-      settling.hset(this.keys.provisional, txHash, JSON.stringify({ record, jobs, block: outcome.blockNumber }));
+    if (record) this.retractions?.keep(settling, txHash, record, jobs, outcome.blockNumber);
     await settling.exec();
-  }
-
-  /**
-   * With TRUST_UNFINALIZED_BLOCKS, before each round: when a best block scanned was retracted (its number now holds
-   * another hash), the scan goes back to the fork point, and every record settled from a retracted block is pending
-   * again, so that the scan settles it from the chain that replaced it (or its era, or the resubmission, decides).
-   * Blocks and records at or below the finalized head that are still on the chain are final and forgotten.
-   */
-  private async rewindRetracted(finalized: number): Promise<void> {
-    const stored = await this.redis.hgetall(this.keys.scannedHashes);
-    const numbers = Object.keys(stored)
-      .map(Number)
-      .sort((a, b) => b - a);
-    const onChain = async (number: number) =>
-      (await this.api.rpc.chain.getBlockHash(number)).toHex() === stored[String(number)];
-    // The scanned hashes form one chain (see scanOnce): when the highest is still on the chain, every lower one is.
-    let fork: number | undefined;
-    for (const number of numbers) {
-      if (await onChain(number)) break;
-      fork = number;
-    }
-    const provisional = await this.redis.hgetall(this.keys.provisional);
-    const reopened: string[] = [];
-    const changes = this.redis.multi();
-    for (const [txHash, json] of Object.entries(provisional)) {
-      const { record, jobs, block } = JSON.parse(json) as { record: PendingRecord; jobs: string[]; block: number };
-      if (fork !== undefined && block >= fork) {
-        changes.hset(this.keys.pending, txHash, JSON.stringify(record)).del(this.keys.settled(txHash));
-        if (jobs.length > 0) changes.sadd(this.keys.jobs(txHash), ...jobs);
-        changes.hdel(this.keys.provisional, txHash);
-        reopened.push(txHash);
-      } else if (block <= finalized) changes.hdel(this.keys.provisional, txHash);
-    }
-    for (const number of numbers)
-      if ((fork !== undefined && number >= fork) || number < finalized)
-        changes.hdel(this.keys.scannedHashes, String(number));
-    if (fork !== undefined) changes.set(this.keys.scanned, String(fork - 1));
-    await changes.exec();
-    if (fork !== undefined)
-      this.options.logger?.warn(
-        { fork, reopened },
-        `best blocks from #${fork} on were retracted: scanning again from there, ${reopened.length} outcomes settled from them open again`,
-      );
   }
 
   /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
   async scanOnce(): Promise<number> {
-    if (this.options.trustUnfinalized)
-      await this.rewindRetracted(
-        (await this.api.rpc.chain.getHeader(await this.api.rpc.chain.getFinalizedHead())).number.toNumber(),
-      );
+    await this.retractions?.rewind();
     const target = await this.target();
     let pending = await this.pending();
     const stored = await this.redis.get(this.keys.scanned);
@@ -147,18 +106,13 @@ export class Scanning {
     const earliest = Math.min(target, ...[...pending.values()].map((record) => record.birth));
     let next = stored === null ? earliest : Number(stored) + 1;
     let position = stored ?? '';
-    // With TRUST_UNFINALIZED_BLOCKS the scanned hashes must form one chain (each block's parent the one scanned
-    // before it), so that the highest still on the chain vouches for all below it: a block whose parent is not the
-    // block scanned before it (a reorganisation came during the round) ends the round, and the next one rewinds.
-    let parent = this.options.trustUnfinalized
-      ? await this.redis.hget(this.keys.scannedHashes, String(next - 1))
-      : null;
+    // With TRUST_UNFINALIZED_BLOCKS, a block whose parent is not the block scanned before it (a reorganisation came
+    // during the round) ends the round, and the next one rewinds.
+    let parent = (await this.retractions?.scannedHash(next - 1)) ?? null;
     for (; next <= target; next++) {
-      const blockHash =
-        pending.size > 0 || this.options.trustUnfinalized ? await this.api.rpc.chain.getBlockHash(next) : undefined;
-      if (this.options.trustUnfinalized) {
-        const header = await this.api.rpc.chain.getHeader(blockHash);
-        if (parent !== null && header.parentHash.toHex() !== parent) break;
+      const blockHash = pending.size > 0 || this.retractions ? await this.api.rpc.chain.getBlockHash(next) : undefined;
+      if (this.retractions) {
+        if (!(await this.retractions.follows(blockHash!.toHex(), parent))) break;
         parent = blockHash!.toHex();
       }
       if (pending.size > 0) {
@@ -170,8 +124,7 @@ export class Scanning {
       if ((await ADVANCE.run(this.redis, [this.keys.scanned], [next, position])) !== 1)
         throw new ScanPositionMovedError(position, await this.redis.get(this.keys.scanned));
       position = String(next);
-      if (this.options.trustUnfinalized)
-        await this.redis.hset(this.keys.scannedHashes, String(next), blockHash!.toHex());
+      await this.retractions?.scanned(next, blockHash!.toHex());
     }
     await this.resubmission.resubmitAbandoned(pending, target);
     return next - 1;
