@@ -4,6 +4,7 @@ import { ChainQueries } from '@frequency-gateway/chain';
 import type { DevchainControl } from '@frequency-gateway/devchain';
 import { callJson, dsnpUsers, eachLimited, startWebhookReceiver, waitUntil } from '@frequency-gateway/devstack';
 import type { ApiPromise } from '@polkadot/api';
+import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { readBatch } from '@frequency-gateway/dsnp';
 import { startLocalGateway, type LocalGateway, type LocalGatewayOptions } from '@frequency-gateway/devstack/gateway';
 import { deliveredOnce } from './clients/delivered.js';
@@ -100,6 +101,19 @@ export async function startGatewayForLoad(
     await gateway.stop();
     throw error;
   }
+}
+
+/**
+ * `startGatewayForLoad` with the content watcher, its finality three blocks behind (so that reorganisations two
+ * deep are possible) unless `options` says otherwise: what the chain behaviour suites run against.
+ */
+export async function startWatchedGatewayForLoad(
+  users: number,
+  options: Omit<Parameters<typeof startGatewayForLoad>[1] & object, 'watcher'> = {},
+): Promise<{ gateway: LocalGateway; client: GatewayClient; watcher: WatchedBroadcasts }> {
+  await cryptoWaitReady();
+  const started = await startGatewayForLoad(users, { finalityLag: 3, ...options, watcher: true });
+  return { ...started, watcher: started.watcher! };
 }
 
 /** What a steady load had accepted (202) and how many posts it saw refused. */

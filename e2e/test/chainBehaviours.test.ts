@@ -7,12 +7,11 @@ import { ChainQueries } from '@frequency-gateway/chain';
 import { devchainControl, type DevchainControl } from '@frequency-gateway/devchain';
 import { callJson, eachLimited, waitUntil } from '@frequency-gateway/devstack';
 import type { LocalGateway } from '@frequency-gateway/devstack/gateway';
-import { cryptoWaitReady } from '@polkadot/util-crypto';
 import type { GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   expectFinalizedOnce,
   reorganiseDropping,
-  startGatewayForLoad,
+  startWatchedGatewayForLoad,
   startSteadyLoad,
   type SteadyLoad,
   type WatchedBroadcasts,
@@ -42,21 +41,11 @@ let runningLoad: SteadyLoad | undefined;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  await cryptoWaitReady();
-  let started: WatchedBroadcasts | undefined;
-  ({
-    gateway,
-    client,
-    watcher: started,
-  } = await startGatewayForLoad(USERS, {
-    watcher: true,
+  ({ gateway, client, watcher } = await startWatchedGatewayForLoad(USERS, {
     keepChain: true,
-    // Reorganisations two deep need two blocks short of finality.
-    finalityLag: 3,
     env: { READINESS_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
     roleOptions: { api: { output: logs }, worker: { output: logs } },
   }));
-  watcher = started!;
   control = devchainControl(gateway.backing.chain.url);
 }, 180_000);
 afterEach(async () => {

@@ -6,13 +6,12 @@
 import { devchainControl } from '@frequency-gateway/devchain';
 import { waitUntil } from '@frequency-gateway/devstack';
 import type { LocalGateway } from '@frequency-gateway/devstack/gateway';
-import { cryptoWaitReady } from '@polkadot/util-crypto';
 import { Redis } from 'ioredis';
 import type { GatewayClient } from '../src/clients/gatewayClient.js';
 import {
   expectFinalizedOnce,
   reorganiseDropping,
-  startGatewayForLoad,
+  startWatchedGatewayForLoad,
   startSteadyLoad,
   type WatchedBroadcasts,
 } from '../src/steadyLoad.js';
@@ -28,20 +27,10 @@ let redis: Redis;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  await cryptoWaitReady();
-  let started: WatchedBroadcasts | undefined;
-  ({
-    gateway,
-    client,
-    watcher: started,
-  } = await startGatewayForLoad(USERS, {
-    watcher: true,
-    // Reorganisations two deep need two blocks short of finality.
-    finalityLag: 3,
+  ({ gateway, client, watcher } = await startWatchedGatewayForLoad(USERS, {
     env: { TRUST_UNFINALIZED_BLOCKS: 'true', LOG_LEVEL: 'info' },
     roleOptions: { worker: { output: logs } },
   }));
-  watcher = started!;
   redis = new Redis(gateway.backing.redis.url);
 }, 180_000);
 afterAll(async () => {
