@@ -14,8 +14,9 @@ import { Scanning } from './scanning.js';
  * events, and settles a record once its mortal era has passed without it. The scan position lives in Redis,
  * so a restart resumes where it stopped and nothing submitted is lost.
  *
- * Its parts: recording (recording.ts), scanning and settling (scanning.ts), submitting abandoned transactions
- * again (resubmission.ts) and the pending gauges (gauges.ts).
+ * Its parts: recording (recording.ts), scanning and settling (scanning.ts), going back after a reorganisation
+ * with TRUST_UNFINALIZED_BLOCKS (retractions.ts), submitting abandoned transactions again (resubmission.ts) and the
+ * pending gauges (gauges.ts).
  */
 export class TransactionTracker {
   private readonly keys: TrackerKeys;
