@@ -43,15 +43,16 @@ for k = hasOutbox and 2 or 1, #KEYS, 2 do
     local version = 1
     local createdAt = at
     if current then
-      version = tonumber(redis.call('HGET', record, 'version') or '0') + 1
-      createdAt = redis.call('HGET', record, 'createdAt') or at
+      local previous = redis.call('HMGET', record, 'version', 'createdAt')
+      version = tonumber(previous[1] or '0') + 1
+      createdAt = previous[2] or at
       redis.call('DEL', record)
     end
     local parts = {}
     for i = firstField, lastField, 2 do table.insert(parts, '"' .. ARGV[i] .. '":' .. ARGV[i + 1]) end
     redis.call('HSET', record, 'version', version, 'createdAt', createdAt, 'updatedAt', at, unpack(ARGV, firstField, lastField))
-    redis.call('RPUSH', history, '{"state":' .. state .. ',"at":' .. at .. '}')
-    redis.call('LTRIM', history, -historyLimit, -1)
+    local length = redis.call('RPUSH', history, '{"state":' .. state .. ',"at":' .. at .. '}')
+    if length > historyLimit then redis.call('LTRIM', history, -historyLimit, -1) end
     redis.call('EXPIRE', record, ttl)
     redis.call('EXPIRE', history, ttl)
     table.insert(parts, '"version":' .. version)

@@ -20,21 +20,22 @@ for i = 1, claimCount do
   if field == '' then held = redis.call('GET', claim) else held = redis.call('HGET', claim, field) end
   if held ~= token then return -2 end
 end
-local current = redis.call('HGET', record, 'state')
+local known = redis.call('HMGET', record, 'state', 'version')
+local current = known[1]
 if not current then return 0 end
 for i = firstFinal, lastFinal do
   if current == ARGV[i] then return -1 end
 end
+-- One HSET of every field, the version and updatedAt; a history step when the state changes (trimmed only once
+-- the list outgrows its limit).
+local version = tonumber(known[2] or '0') + 1
+redis.call('HSET', record, 'version', version, 'updatedAt', at, unpack(ARGV, firstField, #ARGV))
 for i = firstField, #ARGV, 2 do
-  local field, value = ARGV[i], ARGV[i + 1]
-  redis.call('HSET', record, field, value)
-  if field == 'state' and value ~= current then
-    redis.call('RPUSH', history, '{"state":' .. value .. ',"at":' .. at .. '}')
-    redis.call('LTRIM', history, -historyLimit, -1)
+  if ARGV[i] == 'state' and ARGV[i + 1] ~= current then
+    local length = redis.call('RPUSH', history, '{"state":' .. ARGV[i + 1] .. ',"at":' .. at .. '}')
+    if length > historyLimit then redis.call('LTRIM', history, -historyLimit, -1) end
   end
 end
-redis.call('HINCRBY', record, 'version', 1)
-redis.call('HSET', record, 'updatedAt', at)
 redis.call('EXPIRE', record, ttl)
 redis.call('EXPIRE', history, ttl)
 local fields = redis.call('HGETALL', record)
