@@ -3,7 +3,8 @@
 // the webhook receiver (on this machine) has every announcement. Reported: announcements delivered per second,
 // next to a baseline measured in the same run, the receiver's own rate for plain POSTs from this process with
 // the same concurrency (WEBHOOK_CONCURRENCY), as a ratio; and the worker's peak memory. Printed, and written to
-// docs/measurements/content-watcher-deliveries.json.
+// docs/measurements/content-watcher-deliveries.json. BENCH_WORKER_NODE_ARGS (e.g. "--max-old-space-size=192" or
+// "--heapsnapshot-signal=SIGUSR2") passes Node arguments to the compiled worker.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ChainQueries, connectChain, loadProviderKey, messageCalls } from '@frequency-gateway/chain';
@@ -115,7 +116,7 @@ try {
   const started = performance.now();
   worker = await spawnServer([main, 'worker'], env, {
     portVariable: 'WORKER_API_PORT',
-    ...(compiled ? { node: [] } : {}),
+    ...(compiled ? { node: (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) } : {}),
   });
   let peak = 0;
   for (;;) {

@@ -22,6 +22,9 @@ export interface BatchReaderOptions {
   metrics: Registry;
 }
 
+/** Deliveries stored in one round trip. */
+const DELIVERY_CHUNK = 1000;
+
 const urlKey = (url: string) => createHash('sha256').update(url).digest('base64url').slice(0, 16);
 
 /**
@@ -56,7 +59,19 @@ export class BatchReader {
       // The receiver's own URL, its credentials masked: the body is kept on the job, which the queue board shows.
       ...(batch.search ? { requestId: batch.search.requestId, webhookUrl: shownUrl(batch.search.webhookUrl) } : {}),
     };
-    const deliveries: Delivery[] = [];
+    // Deliveries are stored as they are made, a chunk at a time: a large file is never held as deliveries whole.
+    let pending: Delivery[] = [];
+    let delivered = 0;
+    const deliver = async (delivery: Delivery) => {
+      pending.push(delivery);
+      delivered++;
+      if (pending.length >= DELIVERY_CHUNK) await flush();
+    };
+    const flush = async () => {
+      const chunk = pending;
+      pending = [];
+      await this.options.delivery.enqueueMany(chunk);
+    };
     let rows = 0;
     if (batch.cid) {
       const records = await this.read(batch.cid);
@@ -69,7 +84,7 @@ export class BatchReader {
         if (dsnpIds && !dsnpIds.includes(announcement.fromId)) continue;
         const body: AnnouncementPayload = { ...envelope, announcement };
         for (const url of await urlsFor(type))
-          deliveries.push({ id: `${place}-${row}-${urlKey(url)}`, url, event: `${type} ${row}`, body });
+          await deliver({ id: `${place}-${row}-${urlKey(url)}`, url, event: `${type} ${row}`, body });
       }
     } else if (batch.payload && !(dsnpIds && !dsnpIds.includes(batch.msaId))) {
       rows = 1;
@@ -82,15 +97,14 @@ export class BatchReader {
       };
       const body: AnnouncementPayload = { ...envelope, message };
       for (const url of await urlsFor('onChain'))
-        deliveries.push({ id: `${place}-onchain-${urlKey(url)}`, url, event: 'onChain message', body });
+        await deliver({ id: `${place}-onchain-${urlKey(url)}`, url, event: 'onChain message', body });
     }
-    for (let start = 0; start < deliveries.length; start += 1000)
-      await this.options.delivery.enqueueMany(deliveries.slice(start, start + 1000));
+    await flush();
     this.options.logger.info(
-      { jobId: job.id, cid: batch.cid, block: batch.blockNumber, rows, deliveries: deliveries.length },
+      { jobId: job.id, cid: batch.cid, block: batch.blockNumber, rows, deliveries: delivered },
       'message read',
     );
-    return { rows, deliveries: deliveries.length };
+    return { rows, deliveries: delivered };
   }
 
   /** Where a message's announcements go: the search's webhook, or the URLs registered for their type. */
