@@ -18,3 +18,5 @@ export * from './chainStack.js';
 export * from './stall.js';
 export * from './dsnpUsers.js';
 export * from './rpcProxy.js';
+export * from './redisTraffic.js';
+export * from './capacityMeter.js';

@@ -4,7 +4,15 @@
 // and the POST latency (p50, p99) next to same-run baselines on the same api at the same concurrency: GET /livez,
 // and an account look-up (one chain read). Printed, and written to docs/measurements/account-sign-ups.json.
 import { cryptoWaitReady } from '@polkadot/util-crypto';
-import { type BenchmarkFigure, writeBenchmarkResult } from '@frequency-gateway/devstack';
+import {
+  capacityMeter,
+  cpuSeconds,
+  redisTraffic,
+  topCommands,
+  trafficPer,
+  type BenchmarkFigure,
+  writeBenchmarkResult,
+} from '@frequency-gateway/devstack';
 import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { startAccountStack } from '../test/support/stack.js';
 
@@ -55,6 +63,15 @@ try {
     ),
   );
 
+  const capacitySpent = await capacityMeter(stack.chain.api, 1);
+  // CPU each process spends from the first POST to the last webhook, and what Redis serves.
+  const processes: [string, number][] = [
+    ['api', stack.api.pid],
+    ['worker', (stack.workers[0] as { pid: number }).pid],
+    ['Redis', stack.redis.pid() as number],
+  ];
+  const cpuBefore = processes.map(([, pid]) => cpuSeconds(pid));
+  const trafficBefore = await redisTraffic(stack.redis.url);
   const started = performance.now();
   const posts = await burst(
     bodies.map(
@@ -69,9 +86,14 @@ try {
   const accepted = posts.statuses.filter((status) => status === 200).length;
   await stack.receiver.waitFor(accepted, 30 * 60_000);
   const elapsed = performance.now() - started;
+  const cpuPerSignUp = processes.map(
+    ([name, pid], index) => [name, ((cpuSeconds(pid) - (cpuBefore[index] as number)) / SIGNUPS) * 1e6] as const,
+  );
+  const traffic = trafficPer(trafficBefore, await redisTraffic(stack.redis.url), SIGNUPS);
   const deliveries = stack.receiver.received.map((delivery) => delivery.body as { status: string; txHash: string });
   const succeeded = deliveries.filter((body) => body.status === 'SUCCESS').length;
   const transactions = new Set(deliveries.map((body) => body.txHash)).size;
+  const capacity = await capacitySpent();
 
   line('sign-ups posted at once', String(SIGNUPS));
   line('accepted (200)', String(accepted));
@@ -81,6 +103,12 @@ try {
     `${(elapsed / 1000).toFixed(1)} s (${(elapsed / BLOCK_MS).toFixed(1)} block times)`,
   );
   line('transactions used', `${transactions} (${(transactions / Math.max(1, succeeded)).toFixed(2)} per sign-up)`);
+  line('CPU per sign-up (µs)', cpuPerSignUp.map(([name, us]) => `${name} ${us.toFixed(0)}`).join(', '));
+  line(
+    'Redis per sign-up: commands, bytes in/out',
+    `${traffic.commands.toFixed(1)}, ${traffic.bytesIn.toFixed(0)}/${traffic.bytesOut.toFixed(0)}`,
+  );
+  line('  the most frequent', topCommands(traffic));
   line('POST latency p50 / p99', `${percentile(posts.ms, 50).toFixed(0)} / ${percentile(posts.ms, 99).toFixed(0)} ms`);
   line(
     'baseline GET /livez p50 / p99 (same burst)',
@@ -102,6 +130,27 @@ try {
     { name: 'first POST → last webhook', value: round(elapsed / 1000, 1), unit: 's' },
     { name: 'first POST → last webhook, in block times', value: round(elapsed / BLOCK_MS, 1), unit: 'block times' },
     { name: 'transactions per sign-up', value: round(transactions / Math.max(1, succeeded), 2), unit: 'transactions' },
+    // Unmeasured when the provider's Capacity was replenished (a new epoch) during the run.
+    ...(capacity === undefined || transactions === 0
+      ? []
+      : [
+          {
+            name: 'Capacity per transaction',
+            value: round(Number(capacity) / transactions),
+            unit: 'planck of Capacity',
+          },
+        ]),
+    ...cpuPerSignUp.map(([name, us]) => ({ name: `CPU per sign-up: ${name}`, value: round(us), unit: 'µs' })),
+    // Scripts' own commands count.
+    { name: 'Redis commands per sign-up', value: round(traffic.commands, 1), unit: 'commands' },
+    { name: 'Redis bytes in per sign-up', value: round(traffic.bytesIn), unit: 'bytes' },
+    { name: 'Redis bytes out per sign-up', value: round(traffic.bytesOut), unit: 'bytes' },
+    { name: 'peak RSS: api', value: round(stack.api.memory().peak / 2 ** 20), unit: 'MiB' },
+    {
+      name: 'peak RSS: worker',
+      value: round((stack.workers[0] as typeof stack.api).memory().peak / 2 ** 20),
+      unit: 'MiB',
+    },
     { name: 'POST latency p50', value: round(percentile(posts.ms, 50)), unit: 'ms' },
     { name: 'POST latency p99', value: round(percentile(posts.ms, 99)), unit: 'ms', baseline: LIVEZ },
     { name: LIVEZ, value: round(percentile(baseline.ms, 99)), unit: 'ms' },

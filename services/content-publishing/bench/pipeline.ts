@@ -12,7 +12,11 @@ import { ChainQueries, connectChain } from '@frequency-gateway/chain';
 import { spawnDevchain } from '@frequency-gateway/devchain';
 import {
   cpuSeconds,
+  capacityMeter,
   dsnpUsers,
+  redisTraffic,
+  topCommands,
+  trafficPer,
   startKubo,
   startRedisServer,
   writeBenchmarkResult,
@@ -90,6 +94,8 @@ try {
     ['this client', () => cpuSeconds(process.pid)],
   ];
   const cpuBefore = processes.map(([, read]) => read());
+  const trafficBefore = await redisTraffic(redis.url);
+  const capacitySpent = await capacityMeter(chain.api, 1);
   const started = performance.now();
   let next = 0;
   let refused = 0;
@@ -118,6 +124,8 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const done = performance.now();
+  const traffic = trafficPer(trafficBefore, await redisTraffic(redis.url), BROADCASTS);
+  const capacity = await capacitySpent();
   const cpuUsed = processes.map(([name, read], index) => [name, read() - (cpuBefore[index] as number)] as const);
   const cpu = cpuUsed.map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`);
   const finalized = await metric(worker.url, 'content_requests_finished_total', 'outcome="finalized"');
@@ -140,6 +148,15 @@ try {
   line('capacity transactions used (messages in them)', `${transactions} (${calls})`);
   line(`CPU seconds in ${((done - started) / 1000).toFixed(1)} s`, cpu.join(', '));
   line(
+    'Capacity spent per transaction',
+    capacity === undefined ? 'not measured (a new epoch)' : `${capacity / BigInt(Math.max(1, transactions))}`,
+  );
+  line(
+    'Redis per broadcast, all components: commands, bytes in/out',
+    `${traffic.commands.toFixed(1)}, ${traffic.bytesIn.toFixed(0)}/${traffic.bytesOut.toFixed(0)}`,
+  );
+  line('  the most frequent', topCommands(traffic));
+  line(
     'chain-side limit: calls per batch × messages per block',
     `${maxBatch} × ${perBlock} (each message a batch file of up to BATCH_MAX_COUNT = 1000 rows)`,
   );
@@ -161,7 +178,29 @@ try {
     },
     { name: 'capacity transactions used', value: transactions, unit: 'transactions' },
     { name: 'messages in them', value: calls, unit: 'messages' },
+    { name: 'announcements per message', value: rounded(BROADCASTS / Math.max(1, calls), 1), unit: 'announcements' },
     ...cpuUsed.map(([name, seconds]) => ({ name: `CPU seconds: ${name}`, value: rounded(seconds, 1), unit: 's' })),
+    ...cpuUsed.map(([name, seconds]) => ({
+      name: `CPU per broadcast: ${name}`,
+      value: rounded((seconds / BROADCASTS) * 1e6),
+      unit: 'µs',
+    })),
+    { name: 'peak RSS: api', value: rounded(api.memory().peak / 2 ** 20), unit: 'MiB' },
+    { name: 'peak RSS: worker', value: rounded(worker.memory().peak / 2 ** 20), unit: 'MiB' },
+    // Scripts' own commands count: the Redis CPU's work, from the intake to the finalized record.
+    // Unmeasured when the provider's Capacity was replenished (a new epoch) during the run.
+    ...(capacity === undefined || transactions === 0
+      ? []
+      : [
+          {
+            name: 'Capacity per transaction',
+            value: rounded(Number(capacity) / transactions),
+            unit: 'planck of Capacity',
+          },
+        ]),
+    { name: 'Redis commands per broadcast', value: rounded(traffic.commands, 2), unit: 'commands' },
+    { name: 'Redis bytes in per broadcast', value: rounded(traffic.bytesIn), unit: 'bytes' },
+    { name: 'Redis bytes out per broadcast', value: rounded(traffic.bytesOut), unit: 'bytes' },
   ];
   const written = writeBenchmarkResult({
     benchmark: 'content-publishing-pipeline',

@@ -20,9 +20,12 @@ import {
   dsnpUsers,
   spawnServer,
   startRedisServer,
+  redisTraffic,
+  trafficPer,
   waitUntil,
   writeBenchmarkResult,
   type BenchmarkFigure,
+  type RedisTraffic,
   type ServerProcess,
 } from '@frequency-gateway/devstack';
 import { EmbeddedStore } from '@frequency-gateway/storage';
@@ -76,14 +79,17 @@ interface Saturation {
   errors: number;
   /** CPU time the server process spent per answered request, in microseconds. */
   cpuPerRequest: number;
+  /** What Redis served per answered request. */
+  redis: RedisTraffic;
 }
 
 /**
  * Saturates one route of a server with distinct broadcast bodies (each a new request) and reports throughput,
  * p99 and the server's CPU time per request (steadier than throughput on a shared host).
  */
-async function saturate(server: ServerProcess, seconds = INTAKE_SECONDS): Promise<Saturation> {
+async function saturate(server: ServerProcess, redisUrl: string, seconds = INTAKE_SECONDS): Promise<Saturation> {
   let n = 0;
+  const trafficBefore = await redisTraffic(redisUrl);
   const cpuBefore = cpuSeconds(server.pid);
   const result = await autocannon({
     url: `${server.url}/v1/content/2/broadcast`,
@@ -108,7 +114,9 @@ async function saturate(server: ServerProcess, seconds = INTAKE_SECONDS): Promis
     ],
   });
   const cpu = cpuSeconds(server.pid) - cpuBefore;
+  const redis = trafficPer(trafficBefore, await redisTraffic(redisUrl), result.requests.total);
   return {
+    redis,
     rps: result.requests.average,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
@@ -170,20 +178,25 @@ const [acknowledgedApi, replicatedApi] = (await Promise.all(
 )) as [ComponentProcess, ComponentProcess];
 
 try {
-  await saturate(baselineServer); // warm-up of both, so neither pays for JIT in its measured run
-  await saturate(api);
+  await saturate(baselineServer, redis.url); // warm-up of both, so neither pays for JIT in its measured run
+  await saturate(api, redis.url);
   // Short rounds of each in turn, so a change in the machine's speed during the run (it shares its host)
   // weighs on both sides alike; each round gives a ratio and the median is reported.
   const rounds: { bare: Saturation; api: Saturation }[] = [];
   for (let round = 0; round < INTAKE_ROUNDS; round++) {
     const first = round % 2 === 0 ? baselineServer : api;
     const second = first === api ? baselineServer : api;
-    const [a, b] = [await saturate(first), await saturate(second)];
+    const [a, b] = [await saturate(first, redis.url), await saturate(second, redis.url)];
     rounds.push(first === api ? { api: a, bare: b } : { bare: a, api: b });
   }
   const sum = (pick: (round: (typeof rounds)[number]) => Saturation) => ({
     rps: rounds.reduce((total, round) => total + pick(round).rps, 0) / rounds.length,
     cpuPerRequest: rounds.reduce((total, round) => total + pick(round).cpuPerRequest, 0) / rounds.length,
+    redis: {
+      commands: rounds.reduce((total, round) => total + pick(round).redis.commands, 0) / rounds.length,
+      bytesIn: rounds.reduce((total, round) => total + pick(round).redis.bytesIn, 0) / rounds.length,
+      bytesOut: rounds.reduce((total, round) => total + pick(round).redis.bytesOut, 0) / rounds.length,
+    },
     p99: Math.max(...rounds.map((round) => pick(round).p99)),
     errors: rounds.reduce((total, round) => total + pick(round).errors, 0),
   });
@@ -202,6 +215,11 @@ try {
     )}`,
   );
   line('non-2xx answers or errors (api, baseline)', `${intake.errors}, ${bare.errors}`);
+  line(
+    'Redis per request, api and baseline: commands, bytes in/out',
+    `${intake.redis.commands.toFixed(1)}, ${intake.redis.bytesIn.toFixed(0)}/${intake.redis.bytesOut.toFixed(0)}; ` +
+      `${bare.redis.commands.toFixed(1)}, ${bare.redis.bytesIn.toFixed(0)}/${bare.redis.bytesOut.toFixed(0)}`,
+  );
   const BARE = 'baseline: bare Express + LPUSH';
   figures.push(
     ...rateAgainstBaseline(
@@ -216,18 +234,30 @@ try {
     { name: 'baseline CPU per request', value: rounded(bare.cpuPerRequest), unit: 'µs' },
     { name: 'broadcast intake CPU per request', value: rounded(intake.cpuPerRequest), unit: 'µs', baseline: BARE },
     { name: 'non-2xx answers or errors, intake', value: intake.errors, unit: 'answers' },
+    // Scripts' own commands count: what the Redis CPU does per request. The worker's relay adds its own (see the
+    // pipeline benchmark for the whole path).
+    {
+      name: 'broadcast intake: Redis commands per request',
+      value: rounded(intake.redis.commands, 2),
+      unit: 'commands',
+    },
+    { name: 'broadcast intake: Redis bytes in per request', value: rounded(intake.redis.bytesIn), unit: 'bytes' },
+    { name: 'broadcast intake: Redis bytes out per request', value: rounded(intake.redis.bytesOut), unit: 'bytes' },
   );
 
   // Acknowledged = durable, in alternating rounds as above: the same api with and without the WAIT per turn.
-  await saturate(acknowledgedApi);
-  await saturate(replicatedApi);
+  await saturate(acknowledgedApi, replicatedPrimary.url);
+  await saturate(replicatedApi, replicatedPrimary.url);
   const durability: { acknowledged: Saturation; replicated: Saturation }[] = [];
   for (let round = 0; round < DURABILITY_ROUNDS; round++) {
     if (round % 2 === 0)
-      durability.push({ acknowledged: await saturate(acknowledgedApi), replicated: await saturate(replicatedApi) });
+      durability.push({
+        acknowledged: await saturate(acknowledgedApi, replicatedPrimary.url),
+        replicated: await saturate(replicatedApi, replicatedPrimary.url),
+      });
     else {
-      const replicated = await saturate(replicatedApi);
-      durability.push({ replicated, acknowledged: await saturate(acknowledgedApi) });
+      const replicated = await saturate(replicatedApi, replicatedPrimary.url);
+      durability.push({ replicated, acknowledged: await saturate(acknowledgedApi, replicatedPrimary.url) });
     }
   }
   const meanOf = (pick: (round: (typeof durability)[number]) => Saturation) => ({
