@@ -54,9 +54,13 @@ export class StreamMeter {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Passes a source through, measuring it; throws ContentTooLargeError past the limit. */
-  async *measure(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  /**
+   * Passes a source through, measuring it; throws ContentTooLargeError past the limit, and the signal's reason at
+   * the next chunk once it aborts.
+   */
+  async *measure(source: AsyncIterable<Uint8Array>, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
     for await (const chunk of source) {
+      signal?.throwIfAborted();
       this.size += chunk.byteLength;
       if (this.size > this.maxBytes) {
         this.exceeded = true;

@@ -13,7 +13,6 @@ const SHA2_256 = 0x12;
 export async function importFile(
   content: AsyncIterable<Uint8Array> | Uint8Array,
   blocks: WritableStorage,
-  signal?: AbortSignal,
 ): Promise<CID> {
   let root: CID | undefined;
   for await (const entry of importer([{ content }], blocks, {
@@ -23,7 +22,6 @@ export async function importFile(
     chunker: fixedSize({ chunkSize: IMPORT_PARAMETERS.chunkSize }),
     layout: balanced({ maxChildrenPerNode: IMPORT_PARAMETERS.maxChildrenPerNode }),
     wrapWithDirectory: false,
-    ...(signal ? { signal } : {}),
   })) {
     root = entry.cid;
   }

@@ -77,6 +77,21 @@ describe('content stores', () => {
     },
   );
 
+  it.each(['embedded', 'kubo'] as const)('%s: an add whose signal aborts stops reading its source', async (name) => {
+    const controller = new AbortController();
+    let read = 0;
+    async function* endless(): AsyncGenerator<Uint8Array> {
+      for (;;) {
+        read++;
+        // Aborted once a megabyte has gone in: the store must stop asking for more.
+        if (read === 16) controller.abort(new Error('the client went away'));
+        yield bytesOf(64 * 1024, read);
+      }
+    }
+    await expect(stores[name].add(endless(), { signal: controller.signal })).rejects.toThrow();
+    expect(read).toBeLessThan(64);
+  });
+
   it('Kubo: adds without pinning when asked, and keeps the content once pinned', async () => {
     const pinType = async (cid: string) => {
       const answer = await fetch(`${kubo.apiUrl}/api/v0/pin/ls?arg=${cid}&type=recursive`, { method: 'POST' });
