@@ -1,4 +1,4 @@
-// Sign-up benchmark on a devchain with 6-second blocks: BENCH_SIGNUPS (500) new users, each with a real SIWF
+// Sign-up benchmark on a devchain with 6-second blocks: BENCH_SIGNUPS (2,000) new users, each with a real SIWF
 // response (addProvider, claimHandle, itemActions and a login, sr25519), posted all at once. Reported: the time
 // from the first POST until every SUCCESS webhook has arrived (also in block times), the transactions used,
 // and the POST latency (p50, p99) next to same-run baselines on the same api at the same concurrency: GET /livez,
@@ -16,7 +16,7 @@ import {
 import { encodeAuthorizationPayload, SiwfUser } from '@frequency-gateway/devstack/siwf';
 import { startAccountStack } from '../test/support/stack.js';
 
-const SIGNUPS = Number(process.env.BENCH_SIGNUPS ?? 500);
+const SIGNUPS = Number(process.env.BENCH_SIGNUPS ?? 2_000);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
 
 const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(52)}${value}\n`);

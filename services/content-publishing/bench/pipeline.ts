@@ -1,5 +1,5 @@
 // End-to-end benchmark of the publishing pipeline on a devchain with 6-second blocks: BENCH_BROADCASTS
-// broadcasts (10,000) posted as fast as the api takes them, then timed until the last is finalized. Reported:
+// broadcasts (100,000) posted as fast as the api takes them, then timed until the last is finalized. Reported:
 // announcements per minute from the first POST to the last finalization, the time from the last POST to the
 // last finalization in block times (goal ≤ 3), and the transactions used, next to the chain-side limit (the
 // maximum calls per capacity batch × the messages a block can hold). Printed, and written to
@@ -26,7 +26,7 @@ import { startComponentProcess } from '@frequency-gateway/devstack/gateway';
 import { nodeArgsFrom } from '../test/support/apiProcess.js';
 import { metric } from '../test/support/pipeline.js';
 
-const BROADCASTS = Number(process.env.BENCH_BROADCASTS ?? 10_000);
+const BROADCASTS = Number(process.env.BENCH_BROADCASTS ?? 100_000);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 6_000);
 const CONNECTIONS = 64;
 
