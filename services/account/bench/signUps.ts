@@ -3,6 +3,8 @@
 // from the first POST until every SUCCESS webhook has arrived (also in block times), the transactions used,
 // and the POST latency (p50, p99) next to same-run baselines on the same api at the same concurrency: GET /livez,
 // and an account look-up (one chain read). Printed, and written to docs/measurements/account-sign-ups.json.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
   capacityMeter,
@@ -46,6 +48,9 @@ const stack = await startAccountStack({
   apiEnv: { LOG_LEVEL: 'error' },
   // BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the api (Node refuses them in NODE_OPTIONS).
   apiNodeArgs: (process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  workerNodeArgs: (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  // As the image runs them (compiled JavaScript) when they have been built, else from their sources.
+  compiled: existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url))),
 });
 try {
   const bodies: string[] = [];

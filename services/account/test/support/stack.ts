@@ -74,6 +74,10 @@ export interface StackOptions {
   apiEnv?: Record<string, string>;
   /** More node options for the api process (e.g. --cpu-prof). */
   apiNodeArgs?: string[];
+  /** More node options for the worker processes. */
+  workerNodeArgs?: string[];
+  /** Run the components from dist/ as the image does (after `make build`), not from the sources through tsx. */
+  compiled?: boolean;
   /** Worker environment over the stack's; a function of the receiver for values that name it. */
   workerEnv?: Record<string, string> | ((receiver: WebhookReceiver) => Record<string, string>);
   /** Collects the log lines (stdout) of every worker. */
@@ -113,9 +117,13 @@ export async function startAccountStack(options: StackOptions = {}): Promise<Acc
       },
     },
     roleOptions: {
-      api: { nodeArgs: options.apiNodeArgs ?? [] },
+      api: { nodeArgs: options.apiNodeArgs ?? [], compiled: options.compiled ?? false },
       // The worker's log lines, for tests that read what it said (the caller's array when it passes one).
-      worker: options.workerLogs ? { output: options.workerLogs } : {},
+      worker: {
+        nodeArgs: options.workerNodeArgs ?? [],
+        compiled: options.compiled ?? false,
+        ...(options.workerLogs ? { output: options.workerLogs } : {}),
+      },
     },
   }).catch(async (error: unknown) => {
     await receiver.stop();
