@@ -9,7 +9,7 @@ export interface RedisTraffic {
   bytesOut: number;
 }
 
-/** Sums one INFO section's `name:value` (or `name:k=v,…`) lines. */
+/** One INFO section's `name:value` lines, by name (a value may itself be `k=v,…`). */
 function infoFields(text: string): Map<string, string> {
   const fields = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {

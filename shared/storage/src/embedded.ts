@@ -38,7 +38,7 @@ export class EmbeddedStore implements ContentStore {
     await this.open();
     const meter = new StreamMeter(options.maxBytes ?? Number.POSITIVE_INFINITY);
     // The signal is checked once per chunk of the source, not handed to the importer, which checks it around
-    // every block it stores (a fifth of an upload's throughput). A source that stops sending is ended by its
+    // every block it stores (about a tenth of an upload's CPU). A source that stops sending is ended by its
     // owner (the upload's parser is destroyed when it gives up).
     options.signal?.throwIfAborted();
     const root = await importFile(meter.measure(asChunks(source), options.signal), this.blocks);
