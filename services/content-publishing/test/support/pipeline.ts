@@ -81,6 +81,8 @@ export interface PipelineOptions {
 
 export async function startPipeline(options: PipelineOptions = {}): Promise<PipelineStack> {
   const workerCount = options.workers ?? 1;
+  // Kept whether or not the caller asked: a wait that times out reports what the workers said.
+  const workerLogs = options.workerLogs ?? [];
   const gateway = await startLocalGateway({
     components: [
       ['content-publishing', 'api'],
@@ -109,7 +111,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     },
     roleOptions: {
       api: options.apiLogs ? { output: options.apiLogs } : {},
-      worker: options.workerLogs ? { output: options.workerLogs } : {},
+      worker: { output: workerLogs },
     },
   });
   const { chain: devchain, redis, cluster, sentinel } = gateway.backing;
@@ -140,12 +142,43 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     chain,
     startWorker,
     request,
-    settled: (referenceIds, timeoutMs) => untilSettled(referenceIds, request, timeoutMs),
+    settled: (referenceIds, timeoutMs) =>
+      untilSettled(referenceIds, request, timeoutMs).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await chainReport(chain)}\n${await workersReport(workers, workerLogs)}`, {
+          cause: error,
+        });
+      }),
     stop: async () => {
       await chain.close();
       await gateway.stop();
     },
   };
+}
+
+/** Where the chain stands: its best and finalized blocks, and the transactions waiting in the node's pool. */
+async function chainReport({ api }: ChainConnection): Promise<string> {
+  try {
+    const [best, finalized, pool] = await Promise.all([
+      api.rpc.chain.getHeader(),
+      api.rpc.chain.getFinalizedHead().then((hash) => api.rpc.chain.getHeader(hash)),
+      api.rpc.author.pendingExtrinsics(),
+    ]);
+    return `chain: best #${best.number.toNumber()}, finalized #${finalized.number.toNumber()}, ${pool.length} transactions in the pool`;
+  } catch (error) {
+    return `chain: not read (${(error as Error).message})`;
+  }
+}
+
+/** What the workers say of themselves: each one's /healthz (its leases among it) and their last warnings and errors. */
+async function workersReport(workers: ComponentProcess[], logs: string[]): Promise<string> {
+  const health = await Promise.all(
+    workers.map(async (worker) => {
+      const answer = await callJson(worker.url, 'GET', '/healthz').catch((error: Error) => ({ body: error.message }));
+      return `worker ${worker.pid} (${worker.running() ? 'running' : 'exited'}) /healthz: ${JSON.stringify(answer.body)}`;
+    }),
+  );
+  const warnings = logs.filter((line) => /"level":"(warn|error|fatal)"/.test(line)).slice(-40);
+  return [...health, `last warnings and errors of the workers (${warnings.length}):`, ...warnings].join('\n');
 }
 
 interface Optional<T> {
