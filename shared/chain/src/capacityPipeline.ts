@@ -15,6 +15,7 @@ import { loadProviderKey, verifyProvider, type ProviderKey } from './provider.js
 import { CapacitySubmitter } from './submitter.js';
 import type { ChainTiming } from './timing.js';
 import { TransactionTracker, type TransactionOutcome } from './tracker/index.js';
+import { isChainUnreachable } from './unreachable.js';
 
 /** Capacity is short (none left, or the service's limit reached; the node refused for fees): the job waits. */
 export class CapacityShortError extends Error {
@@ -57,6 +58,30 @@ export interface FollowingOptions {
   pausable: Pausable[];
   /** The service's settlement of each transaction outcome, called after the outcome's Capacity is counted. */
   settle(outcome: TransactionOutcome): Promise<void>;
+}
+
+/**
+ * `process`, with what is no fault of a job kept from spending its attempts: Capacity short (CapacityShortError),
+ * or the chain out of reach (the node restarting, a dropped connection: isChainUnreachable). The job goes back to
+ * wait `waitMs` (a block) and runs again, for as long as it takes; `onWait` runs first (a Capacity check, say).
+ * Its other failures are retried with its backoff until its attempts run out, as before.
+ */
+export function waitingOutTheChain<T, R>(
+  process: JobProcessor<T, R>,
+  waitMs: number,
+  onWait: (error: unknown) => Promise<void> = async () => undefined,
+): JobProcessor<T, R> {
+  return async (job: Job<T, R>, context: JobContext) => {
+    try {
+      return await process(job, context);
+    } catch (error) {
+      if (!(error instanceof CapacityShortError) && !isChainUnreachable(error)) throw error;
+      await onWait(error);
+      context.log.info({ err: error }, 'waiting a block: no fault of the job');
+      await job.moveToDelayed(Date.now() + waitMs, context.token);
+      throw new DelayedError();
+    }
+  };
 }
 
 /**
@@ -125,16 +150,9 @@ export class CapacityPipeline {
    * a block, and Capacity is checked at once, so the monitor pauses the worker until it is back.
    */
   processor<T, R>(process: JobProcessor<T, R>): JobProcessor<T, R> {
-    return async (job: Job<T, R>, context: JobContext) => {
-      try {
-        return await process(job, context);
-      } catch (error) {
-        if (!(error instanceof CapacityShortError)) throw error;
-        await this.monitor?.check().catch(() => undefined);
-        await job.moveToDelayed(Date.now() + this.connection.blockTimeMs, context.token);
-        throw new DelayedError();
-      }
-    };
+    return waitingOutTheChain(process, this.connection.blockTimeMs, async (error) => {
+      if (error instanceof CapacityShortError) await this.monitor?.check().catch(() => undefined);
+    });
   }
 
   /** Starts following (see the class): the last step of a start, as nothing after it is undone. */

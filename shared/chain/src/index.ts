@@ -79,7 +79,7 @@ export { connectAsProvider, type ProviderChain } from './providerChain.js';
 export { messageCalls, accountCalls, type AccountCall } from './calls.js';
 export { SchemaDirectory } from './directory.js';
 export { DelegationGate, type DelegationRefusal } from './delegationGate.js';
-export { fromChain, chainUnreachable } from './unreachable.js';
+export { fromChain, chainUnreachable, isChainUnreachable } from './unreachable.js';
 export {
   startWhenChainReady,
   type ChainPipeline,
@@ -90,6 +90,7 @@ export { followTransactions, type FollowOptions } from './transactionFollowing.j
 export {
   CapacityPipeline,
   CapacityShortError,
+  waitingOutTheChain,
   type CapacityPipelineConfig,
   type FollowingOptions,
 } from './capacityPipeline.js';

@@ -9,10 +9,19 @@ export async function fromChain<T>(read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (error) {
     if (error instanceof ChainNotReadyError) throw error;
-    if (error instanceof Error && /disconnected|not connected/i.test(error.message))
-      throw new ChainNotReadyError('the connection dropped', { cause: error });
+    if (connectionDropped(error)) throw new ChainNotReadyError('the connection dropped', { cause: error });
     throw error;
   }
+}
+
+/** What the RPC library throws for a call made while its WebSocket is down, or cut off when it went down. */
+function connectionDropped(error: unknown): boolean {
+  return error instanceof Error && /disconnected|not connected/i.test(error.message);
+}
+
+/** Whether a failure says only that the chain could not be reached (ChainNotReadyError, or a dropped connection). */
+export function isChainUnreachable(error: unknown): boolean {
+  return error instanceof ChainNotReadyError || connectionDropped(error);
 }
 
 /**
