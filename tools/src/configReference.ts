@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { renderVariableTable } from '@frequency-gateway/platform';
+import { renderReferenceNames, renderVariableTable } from '@frequency-gateway/platform';
 import { COMPONENTS, repositoryRoot } from './components.js';
 import { writeOrCheck } from './generatedDocument.js';
 
@@ -20,8 +20,20 @@ export function renderConfigurationReference(): string {
     'Every component reads its configuration from environment variables once, at start. When any variable is',
     'invalid the component prints every problem and exits with status 1. An empty value counts as unset.',
     'Secret variables (and the credentials inside `REDIS_URL`) never appear in logs, health output or errors.',
+    'A variable whose first word is that of a variable of the service (`REDIS_`, `WEBHOOK_`, ...) but which is none',
+    'of them is named in a warning at start, with the nearest variable when one is close.',
     '',
     ...sections,
+    '## Settings of the reference gateway',
+    '',
+    "The components read the reference gateway's env files (its three env templates) too. Their settings not listed",
+    'here have the same name and meaning here; those listed are carried to the variable that means the same (each',
+    'component takes the ones it has), ignored with a warning at start, or refused at start with what to use instead.',
+    "A variable of this gateway set beside the reference's name for it must agree with it. `CACHE_KEY_PREFIX` may end",
+    "in the reference's `:` separator. See [migrating from the reference](migrating-from-the-reference.md).",
+    '',
+    renderReferenceNames(),
+    '',
   ].join('\n');
 }
 

@@ -1,4 +1,4 @@
-import { launcher, runComponentFromArgs } from '@frequency-gateway/platform';
+import { runComponentFromArgs } from '@frequency-gateway/platform';
 import { accountApi, accountWorker } from './index.js';
 
-await runComponentFromArgs('account', { api: launcher(accountApi), worker: launcher(accountWorker) });
+await runComponentFromArgs('account', { api: accountApi, worker: accountWorker });

@@ -1,7 +1,4 @@
-import { launcher, runComponentFromArgs } from '@frequency-gateway/platform';
+import { runComponentFromArgs } from '@frequency-gateway/platform';
 import { contentPublishingApi, contentPublishingWorker } from './index.js';
 
-await runComponentFromArgs('content-publishing', {
-  api: launcher(contentPublishingApi),
-  worker: launcher(contentPublishingWorker),
-});
+await runComponentFromArgs('content-publishing', { api: contentPublishingApi, worker: contentPublishingWorker });

@@ -1,7 +1,4 @@
-import { launcher, runComponentFromArgs } from '@frequency-gateway/platform';
+import { runComponentFromArgs } from '@frequency-gateway/platform';
 import { contentWatcherApi, contentWatcherWorker } from './index.js';
 
-await runComponentFromArgs('content-watcher', {
-  api: launcher(contentWatcherApi),
-  worker: launcher(contentWatcherWorker),
-});
+await runComponentFromArgs('content-watcher', { api: contentWatcherApi, worker: contentWatcherWorker });

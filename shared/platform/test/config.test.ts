@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ConfigError,
   parseConfig,
+  readConfig,
   redactConfig,
   secret,
   secretValues,
@@ -85,5 +86,81 @@ describe('configuration', () => {
     expect(table).toMatch(/\| `QUEUES_BASIC_AUTH` \|.*\*\(secret\)\*/);
     expect(table).toMatch(/\| `REDIS_URL` \| URL \| \*\*required\*\*/);
     expect(table).toMatch(/\| `LOG_LEVEL` \|.*\| `info` \|/);
+  });
+});
+
+describe("the reference gateway's settings", () => {
+  const spec = {
+    HTTP_JSON_LIMIT: variable(z.string().default('1mb'), 'body limit'),
+    RATE_LIMIT_PER_MINUTE: variable(z.coerce.number().int().min(0).default(0), 'rate'),
+    LOG_PRETTY: variable(z.stringbool().default(false), 'pretty'),
+    REDIS_URL: variable(z.url(), 'redis'),
+  };
+  const base = { REDIS_URL: 'redis://127.0.0.1:6379' };
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      readConfig(spec, { ...base, ...env });
+      return [];
+    } catch (error) {
+      return [...(error as ConfigError).problems];
+    }
+  };
+
+  it('carries a renamed setting to the variable that means the same, converting its value', () => {
+    const { config } = readConfig(spec, {
+      ...base,
+      API_BODY_JSON_LIMIT: '5mb',
+      PRETTY: 'compact',
+      RATE_LIMIT_TTL: '30000',
+      RATE_LIMIT_MAX_REQUESTS: '50',
+    });
+    expect(config).toMatchObject({ HTTP_JSON_LIMIT: '5mb', LOG_PRETTY: true, RATE_LIMIT_PER_MINUTE: 100 });
+    // The reference's window length alone defaults to a minute, as its env files have it.
+    expect(readConfig(spec, { ...base, RATE_LIMIT_MAX_REQUESTS: '7' }).config.RATE_LIMIT_PER_MINUTE).toBe(7);
+  });
+
+  it('refuses a rate that is no whole number per minute, and a value this gateway does not do, naming what to use', () => {
+    expect(problemsOf({ RATE_LIMIT_TTL: '7000', RATE_LIMIT_MAX_REQUESTS: '10' })).toEqual([
+      expect.stringMatching(/^RATE_LIMIT_MAX_REQUESTS .*not a whole number per minute; set RATE_LIMIT_PER_MINUTE/),
+      expect.stringMatching(/^RATE_LIMIT_TTL .*not a whole number per minute/),
+    ]);
+    expect(problemsOf({ RATE_LIMIT_SKIP_FAILED: 'true', RATE_LIMIT_SKIP_SUCCESS: 'false' })).toEqual([
+      expect.stringMatching(/^RATE_LIMIT_SKIP_FAILED .*=true: not supported: every request counts/),
+    ]);
+    expect(problemsOf({ SIWF_URL: 'https://example.test/siwf' })).toEqual([
+      expect.stringMatching(/^SIWF_URL .*not supported: .*SIWF_V2_URL/),
+    ]);
+  });
+
+  it('refuses a renamed setting that disagrees with the variable set beside it', () => {
+    expect(problemsOf({ API_BODY_JSON_LIMIT: '5mb', HTTP_JSON_LIMIT: '1mb' })).toEqual([
+      expect.stringMatching(/^API_BODY_JSON_LIMIT .*HTTP_JSON_LIMIT are both set and disagree \(5mb against 1mb\)/),
+    ]);
+    expect(problemsOf({ API_BODY_JSON_LIMIT: '1mb', HTTP_JSON_LIMIT: '1mb' })).toEqual([]);
+  });
+
+  it('leaves a renamed setting whose variable this component lacks to the component of its service that has it', () => {
+    const { config, notices } = readConfig({ REDIS_URL: spec.REDIS_URL }, { ...base, API_BODY_JSON_LIMIT: '5mb' });
+    expect(config).toEqual(base);
+    expect(notices).toEqual([]);
+  });
+
+  it('names a variable that looks like one of the service but is none, with the nearest one', () => {
+    const env = {
+      ...base,
+      RATE_LIMIT_PER_MINUTES: '5',
+      RATE_LIMIT_KEY_PREFIX: 'x:throttle',
+      REDIS_SERVICE_HOST: '10.0.0.1',
+      REDIS_PORT_6379_TCP_ADDR: '10.0.0.1',
+      HTTP_PROXY: 'http://127.0.0.1:3128',
+      QUEUE_NAME: 'x',
+      BATCH_SIZE: '9',
+    };
+    const { notices } = readConfig(spec, env, 'test-api', ['BATCH_MAX_COUNT']);
+    expect(notices).toEqual([
+      expect.stringMatching(/^RATE_LIMIT_KEY_PREFIX .*ignored: the rate windows are kept under/),
+      'BATCH_SIZE is not a setting of test-api or of its service: ignored',
+      'RATE_LIMIT_PER_MINUTES is not a setting of test-api or of its service: ignored (did you mean RATE_LIMIT_PER_MINUTE?)',
+    ]);
   });
 });

@@ -19,6 +19,13 @@ export function webhookVariables() {
       signingSecret,
       'HMAC-SHA256 key that signs every webhook (Standard Webhooks headers); `whsec_` + base64 is decoded, anything else is used as UTF-8. Unset: deliveries are not signed',
     ),
+    WEBHOOK_BEARER_TOKEN: secret(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'must be a bearer token (RFC 6750: A-Z a-z 0-9 - . _ ~ + / then any =)')
+        .optional(),
+      "Sent as `Authorization: Bearer <token>` with every webhook, for a receiver that checks it (the reference gateway's PROVIDER_ACCESS_TOKEN). Credentials in a webhook URL (user:password@) take its place for that URL. Unset: no Authorization header",
+    ),
     WEBHOOK_MAX_ATTEMPTS: variable(
       wholeNumber(1, 100, 12),
       'Attempts per webhook before it is left in the failed (dead-letter) set of its queue',
@@ -64,5 +71,8 @@ export function webhookSettings(config: WebhookConfig): WebhookSettings {
     retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     concurrency: config.WEBHOOK_CONCURRENCY,
+    ...(config.WEBHOOK_BEARER_TOKEN === undefined
+      ? {}
+      : { headers: { authorization: `Bearer ${config.WEBHOOK_BEARER_TOKEN}` } }),
   };
 }

@@ -7,8 +7,14 @@ import {
   waitUntil,
   type WebhookReceiver,
 } from '@frequency-gateway/devstack';
-import type { Logger } from '@frequency-gateway/platform';
-import { InvalidDeliveryError, verifyWebhook, type WebhookSettings } from '../src/index.js';
+import { parseConfig, type Logger } from '@frequency-gateway/platform';
+import {
+  InvalidDeliveryError,
+  verifyWebhook,
+  webhookSettings,
+  webhookVariables,
+  type WebhookSettings,
+} from '../src/index.js';
 import {
   capturedLogger,
   deliveriesSettled,
@@ -195,6 +201,40 @@ describe('webhook delivery', () => {
     await expect(sender.delivery.enqueueMany([good, { ...good, id: '' }])).rejects.toThrow(/id/);
     await expect(sender.delivery.enqueue({ ...good, body: undefined })).rejects.toThrow(/body/);
     expect(await sender.delivery.queue.count()).toBe(0);
+  });
+
+  it('sends WEBHOOK_BEARER_TOKEN as a bearer token, unless the URL carries credentials of its own, and never logs it', async () => {
+    const token = 'bearer-t0ken-that-must-never-be-logged';
+    const { maxAttempts, retryBaseMs, retryMaxMs, timeoutMs, concurrency, headers } = webhookSettings(
+      parseConfig(webhookVariables(), { WEBHOOK_BEARER_TOKEN: token }),
+    );
+    const { logger, text } = capturedLogger();
+    const { receiver, sender } = await setup(
+      {
+        ...testSettings(),
+        maxAttempts,
+        retryBaseMs,
+        retryMaxMs,
+        timeoutMs,
+        concurrency,
+        ...(headers ? { headers } : {}),
+      },
+      logger,
+    );
+    const basic = `http://hook-user:hook-pass@127.0.0.1:${receiver.port}/basic`;
+    await sender.delivery.enqueueMany([
+      { id: 'bearer-1', url: `${receiver.url}/bearer`, event: 'e', body: {} },
+      { id: 'basic-1', url: basic, event: 'e', body: {} },
+    ]);
+    sender.delivery.start();
+    const received = await receiver.waitFor(2);
+    const byPath = Object.fromEntries(received.map((webhook) => [webhook.path, webhook.headers.authorization]));
+    expect(byPath).toEqual({
+      '/bearer': `Bearer ${token}`,
+      '/basic': `Basic ${Buffer.from('hook-user:hook-pass').toString('base64')}`,
+    });
+    await waitUntil(async () => text().split('webhook delivered').length === 3);
+    expect(text()).not.toContain(token);
   });
 
   it('keeps the secret and the URL credentials out of the logs', async () => {

@@ -9,21 +9,27 @@ export function readPackageVersion(packageJson: URL): string {
 }
 
 /**
- * The body of a service's main.ts: `node main.js api|worker` starts that component as a real process with
- * signal handling. An unknown or missing argument prints the choices and exits 2.
+ * The body of a service's main.ts: `node main.js api|worker` starts that component (of `components`, by its
+ * argument) as a real process with signal handling; configuration errors exit 1. An unknown or missing argument
+ * prints the choices and exits 2.
  */
 export async function runComponentFromArgs(
   service: string,
-  launchers: Record<string, () => Promise<unknown>>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each component has its own configuration type
+  components: Record<string, ComponentDefinition<any>>,
   argv: readonly string[] = process.argv.slice(2),
 ): Promise<void> {
-  const launch = launchers[argv[0] ?? ''];
-  if (!launch) {
-    process.stderr.write(`usage: ${service} <${Object.keys(launchers).join('|')}>\n`);
+  const definition = components[argv[0] ?? ''];
+  if (!definition) {
+    process.stderr.write(`usage: ${service} <${Object.keys(components).join('|')}>\n`);
     process.exit(2);
   }
+  // The service's env file is shared by its components: what one of them reads is known to the others.
+  const serviceVariables = Object.values(components).flatMap((component) =>
+    Object.keys(component.config as ConfigSpec),
+  );
   try {
-    await launch();
+    await startComponent(definition, { handleSignals: true, serviceVariables });
   } catch (error) {
     // A component that cannot start (its port is taken, say) says so in one line and exits 1.
     const code = (error as NodeJS.ErrnoException).code;
@@ -31,9 +37,4 @@ export async function runComponentFromArgs(
     process.stderr.write(`${service} ${argv[0]}: cannot start: ${reason}\n`);
     process.exit(1);
   }
-}
-
-/** Starts a component as the process's only job: configuration errors exit 1, signals shut it down. */
-export function launcher<S extends ConfigSpec>(definition: ComponentDefinition<S>): () => Promise<unknown> {
-  return () => startComponent(definition, { handleSignals: true });
 }

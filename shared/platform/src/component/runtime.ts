@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { loadConfigOrExit, parseConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
+import { loadConfigOrExit, readConfig, secretValues, type ConfigOf, type ConfigSpec } from '../config/index.js';
 import { EventLoopWatch, healthRoutes, ReadinessController, StartupWatch } from '../health/index.js';
 import {
   createHttpApp,
@@ -94,6 +94,11 @@ export interface StartOptions {
    * service account by default; tests point it at a stand-in.
    */
   kubeConfig?: () => KubeConfig;
+  /**
+   * The variables of the service's other components: a service's env file is shared by its api and worker, so
+   * their variables are not reported as unknown here.
+   */
+  serviceVariables?: readonly string[];
 }
 
 export interface StartedComponent<C> {
@@ -199,9 +204,9 @@ export async function startComponent<S extends ConfigSpec>(
   options: StartOptions = {},
 ): Promise<StartedComponent<ConfigOf<S>>> {
   const env = options.env ?? process.env;
-  const config = options.handleSignals
-    ? loadConfigOrExit(definition.config, env, definition.name)
-    : parseConfig(definition.config, env);
+  const { config, notices } = options.handleSignals
+    ? loadConfigOrExit(definition.config, env, definition.name, options.serviceVariables)
+    : readConfig(definition.config, env, definition.name, options.serviceVariables);
   const common = config as unknown as CommonConfig;
   applyRedisPassword(common);
   // Each API token is a secret of its own, beside the whole API_TOKENS value.
@@ -215,6 +220,7 @@ export async function startComponent<S extends ConfigSpec>(
     ...(common.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? {} : { traceIds: activeTraceIds }),
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
+  for (const notice of notices) logger.warn({ setting: notice.split(' ')[0] }, notice);
   const tracing = await startTracing({
     endpoint: common.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: definition.name,

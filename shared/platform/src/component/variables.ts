@@ -50,10 +50,10 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
     CACHE_KEY_PREFIX: variable(
       z
         .string()
-        .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
+        .regex(/^[A-Za-z0-9._-]+:?$/, 'letters, digits, dot, dash and underscore only (and one colon at the end)')
         .default(defaults.cacheKeyPrefix)
-        .transform(redisKeyspace),
-      "Prefix of every Redis key this service writes, used as a hash tag: keys are `{<prefix>}:…` and BullMQ's live under `{<prefix>}:bull`, so that all of a service's keys share one Redis Cluster slot. The api and worker of a service must share it",
+        .transform((prefix) => redisKeyspace(prefix.replace(/:$/, ''))),
+      "Prefix of every Redis key this service writes, used as a hash tag: keys are `{<prefix>}:…` and BullMQ's live under `{<prefix>}:bull`, so that all of a service's keys share one Redis Cluster slot. A colon at the end (`account:`, as the reference gateway's env files write it) is the separator and is dropped. The api and worker of a service must share it",
     ),
     SHUTDOWN_GRACE_MS: variable(
       positiveMs(25_000),
