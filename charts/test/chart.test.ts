@@ -22,6 +22,15 @@ import {
 
 const { helmRun, valuesFile, render, refusal } = chartHelm();
 
+/** A container's security context under the restricted Pod Security Standard, for the sidecars of a value set. */
+const RESTRICTED = {
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
 // Secret values planted in the value sets; none may surface outside a Secret.
 const SENTINELS = {
   seed: 'sentinel seed phrase words',
@@ -124,6 +133,22 @@ const VALUE_SETS: Record<string, object> = {
         webhooks: { cidrs: ['0.0.0.0/0'], ports: [443] },
         extra: [{ to: [{ ipBlock: { cidr: '169.254.0.0/16' } }], ports: [{ port: 8125, protocol: 'UDP' }] }],
       },
+    },
+  },
+  'extension points': {
+    ...REQUIRED,
+    global: { imageRegistry: 'mirror.example.net:5000', imagePullSecrets: [{ name: 'mirror-pull' }] },
+    commonLabels: { team: 'platform' },
+    commonAnnotations: { owner: 'sre' },
+    componentDefaults: {
+      extraEnvVars: [{ name: 'LOG_LEVEL', value: 'debug' }],
+      extraEnvVarsSecret: 'gateway-extra-env',
+      extraVolumes: [{ name: 'certs', secret: { secretName: 'gateway-ca' } }],
+      extraVolumeMounts: [{ name: 'certs', mountPath: '/certs', readOnly: true }],
+      sidecars: [{ name: 'shipper', image: 'mirror.example.net:5000/shipper:1', securityContext: RESTRICTED }],
+      initContainers: [{ name: 'wait', image: 'mirror.example.net:5000/wait:1', securityContext: RESTRICTED }],
+      podAnnotations: { 'example.net/scrape': 'false' },
+      podLabels: { tier: 'gateway' },
     },
   },
 };
@@ -767,7 +792,8 @@ function resolveEnvironment(objects: K8sObject[], deployment: K8sObject) {
   const container = podSpec(deployment).containers[0]!;
   const values: Record<string, string> = {};
   const sources: Record<string, 'configMap' | 'value' | 'field' | 'secret'> = {};
-  for (const from of container.envFrom ?? []) {
+  // A Secret of extra variables (extraEnvVarsSecret) holds whatever its owner put there: nothing to read here.
+  for (const from of (container.envFrom ?? []).filter((source) => source.configMapRef)) {
     const map = named(objects, 'ConfigMap', from.configMapRef!.name!)!;
     for (const [key, value] of Object.entries(map.data ?? {})) {
       values[key] = value;

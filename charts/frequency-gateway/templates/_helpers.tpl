@@ -27,6 +27,40 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: frequency-gateway
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The `annotations:` of a resource of this chart: `commonAnnotations` with the resource's own (`extra`, a dict) over
+them; nothing when both are empty. Call with (dict "root" $ "extra" …), at the indentation of `labels:`.
+*/}}
+{{- define "gateway.annotations" -}}
+{{- $all := mergeOverwrite (deepCopy (.root.Values.commonAnnotations | default dict)) (deepCopy (.extra | default dict)) -}}
+{{- with $all }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+An image reference with `global.imageRegistry` in place of its registry (the first part of the name when it names
+a host: it holds a dot or a colon, or is localhost), or in front of it; as it is when none is set. Call with
+(dict "image" "<name>:<tag>" "global" .Values.global). The subcharts have the same (redis.image, ipfs.image).
+*/}}
+{{- define "gateway.withRegistry" -}}
+{{- $registry := (.global | default dict).imageRegistry | default "" | trimSuffix "/" -}}
+{{- if $registry }}{{ printf "%s/%s" $registry (regexReplaceAll "^([^/]*[.:][^/]*|localhost)/" .image "") }}{{ else }}{{ .image }}{{ end -}}
+{{- end -}}
+
+{{/* `imagePullSecrets:` of a pod: `global.imagePullSecrets` and `own` (a list), or nothing. Call with (dict "global" .Values.global "own" …). */}}
+{{- define "gateway.imagePullSecrets" -}}
+{{- $all := concat ((.global | default dict).imagePullSecrets | default list) (.own | default list) -}}
+{{- with $all }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -77,17 +111,14 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
 {{- define "gateway.image" -}}
-{{- if .Values.image.digest -}}
-{{ .Values.image.repository }}@{{ .Values.image.digest }}
-{{- else -}}
-{{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
-{{- end -}}
+{{- $image := ternary (printf "%s@%s" .Values.image.repository .Values.image.digest) (printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag)) (not (empty .Values.image.digest)) -}}
+{{- include "gateway.withRegistry" (dict "image" $image "global" .Values.global) -}}
 {{- end -}}
 
 {{- /* The devchain's image: the components' unless devchain.imageTag pins a tag of the same repository. */ -}}
 {{- define "gateway.devchainImage" -}}
 {{- if .Values.devchain.imageTag -}}
-{{ .Values.image.repository }}:{{ .Values.devchain.imageTag }}
+{{- include "gateway.withRegistry" (dict "image" (printf "%s:%s" .Values.image.repository .Values.devchain.imageTag) "global" .Values.global) -}}
 {{- else -}}
 {{ include "gateway.image" . }}
 {{- end -}}

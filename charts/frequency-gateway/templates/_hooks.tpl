@@ -21,8 +21,7 @@ metadata:
   name: {{ .name }}
   labels:
     {{- include "gateway.componentLabels" $ctx | nindent 4 }}
-  annotations:
-    {{- include "gateway.hookAnnotations" $first | nindent 4 }}
+  {{- include "gateway.annotations" (dict "root" $root "extra" (include "gateway.hookAnnotations" $first | fromYaml)) | nindent 2 }}
 automountServiceAccountToken: false
 ---
 apiVersion: rbac.authorization.k8s.io/v1
@@ -31,8 +30,7 @@ metadata:
   name: {{ .name }}
   labels:
     {{- include "gateway.componentLabels" $ctx | nindent 4 }}
-  annotations:
-    {{- include "gateway.hookAnnotations" $first | nindent 4 }}
+  {{- include "gateway.annotations" (dict "root" $root "extra" (include "gateway.hookAnnotations" $first | fromYaml)) | nindent 2 }}
 rules:
   {{- toYaml .rules | nindent 2 }}
 ---
@@ -42,8 +40,7 @@ metadata:
   name: {{ .name }}
   labels:
     {{- include "gateway.componentLabels" $ctx | nindent 4 }}
-  annotations:
-    {{- include "gateway.hookAnnotations" $first | nindent 4 }}
+  {{- include "gateway.annotations" (dict "root" $root "extra" (include "gateway.hookAnnotations" $first | fromYaml)) | nindent 2 }}
 roleRef:
   apiGroup: rbac.authorization.k8s.io
   kind: Role
@@ -60,8 +57,7 @@ metadata:
   name: {{ .name }}
   labels:
     {{- include "gateway.componentLabels" $ctx | nindent 4 }}
-  annotations:
-    {{- include "gateway.hookAnnotations" $first | nindent 4 }}
+  {{- include "gateway.annotations" (dict "root" $root "extra" (include "gateway.hookAnnotations" $first | fromYaml)) | nindent 2 }}
 spec:
   podSelector:
     matchLabels:
@@ -81,8 +77,7 @@ metadata:
   name: {{ printf "%s-%s" .name ($pod | sha256sum | trunc 8) }}
   labels:
     {{- include "gateway.componentLabels" $ctx | nindent 4 }}
-  annotations:
-    {{- include "gateway.hookAnnotations" (dict "events" .events "weight" "-10") | nindent 4 }}
+  {{- include "gateway.annotations" (dict "root" $root "extra" (include "gateway.hookAnnotations" (dict "events" .events "weight" "-10") | fromYaml)) | nindent 2 }}
 spec:
   backoffLimit: 4
   activeDeadlineSeconds: 600
@@ -109,10 +104,7 @@ spec:
   automountServiceAccountToken: true
   enableServiceLinks: false
   restartPolicy: Never
-  {{- with $root.Values.imagePullSecrets }}
-  imagePullSecrets:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
+  {{- include "gateway.imagePullSecrets" (dict "global" $root.Values.global "own" $root.Values.imagePullSecrets) | nindent 2 }}
   {{- with $root.Values.componentDefaults.priorityClassName }}
   priorityClassName: {{ . }}
   {{- end }}

@@ -19,3 +19,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: frequency-gateway
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
+
+{{/* An image with global.imageRegistry in place of its registry, as the gateway chart's gateway.withRegistry. */}}
+{{- define "ipfs.image" -}}
+{{- $registry := (.global | default dict).imageRegistry | default "" | trimSuffix "/" -}}
+{{- if $registry }}{{ printf "%s/%s" $registry (regexReplaceAll "^([^/]*[.:][^/]*|localhost)/" .image "") }}{{ else }}{{ .image }}{{ end -}}
+{{- end -}}

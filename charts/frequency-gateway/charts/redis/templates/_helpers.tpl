@@ -105,3 +105,9 @@ seccompProfile:
       name: {{ include "redis.secretName" . }}
       key: {{ include "redis.secretKey" . }}
 {{- end -}}
+
+{{/* An image with global.imageRegistry in place of its registry, as the gateway chart's gateway.withRegistry. */}}
+{{- define "redis.image" -}}
+{{- $registry := (.global | default dict).imageRegistry | default "" | trimSuffix "/" -}}
+{{- if $registry }}{{ printf "%s/%s" $registry (regexReplaceAll "^([^/]*[.:][^/]*|localhost)/" .image "") }}{{ else }}{{ .image }}{{ end -}}
+{{- end -}}
