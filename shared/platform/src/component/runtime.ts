@@ -20,8 +20,13 @@ import { createLogger, routeConsoleToLogger, secretScrubber, type Logger } from 
 import { createMetricsRegistry } from '../metrics/index.js';
 import { JobQueues, queueBoard, queueBoardSettings } from '../queues/index.js';
 import { activeTraceIds, startTracing } from '../tracing/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   durabilityOf,
+  expectLayout,
+  FIRST_LAYOUT,
+  KeyspaceLayoutError,
+  migrateLayout,
   openRedis,
   RedisAvailability,
   redisCheck,
@@ -29,6 +34,7 @@ import {
   RedisRateWindow,
   redisTarget,
   withRedisPassword,
+  type KeyspaceLayout,
   type RedisClient,
   type RedisEndpoint,
 } from '../redis/index.js';
@@ -78,6 +84,8 @@ export interface ComponentDefinition<S extends ConfigSpec> {
   config: S;
   /** The variable holding the HTTP port. */
   portVariable: keyof S & string;
+  /** The key layout of the service's keyspace (default FIRST_LAYOUT); the service's components share it. */
+  layout?: KeyspaceLayout;
   setup(runtime: ComponentRuntime<ConfigOf<S>>): Promise<ComponentParts> | ComponentParts;
 }
 
@@ -194,6 +202,61 @@ function applyRedisPassword(common: CommonConfig): void {
     common.REDIS_URL = withRedisPassword(common.REDIS_URL, common.REDIS_PASSWORD);
 }
 
+/** The variables `migrate` reads: where Redis is, and the service's keyspace. */
+const REDIS_VARIABLES = [
+  'REDIS_URL',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_NAME',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_CLUSTER_NODES',
+  'CACHE_KEY_PREFIX',
+];
+
+/**
+ * Brings the service's keyspace to the key layout its components read (migrateLayout), with the Redis settings of
+ * `definition`'s configuration from `env`; resolves with what it printed, one line a step.
+ */
+export async function migrateKeyspace(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any component of the service will do
+  definition: ComponentDefinition<any>,
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<void> {
+  const spec = Object.fromEntries(
+    Object.entries(definition.config as ConfigSpec).filter(([name]) => REDIS_VARIABLES.includes(name)),
+  );
+  const settings = readConfig(spec, env).config as unknown as CommonConfig;
+  const url =
+    settings.REDIS_PASSWORD === undefined
+      ? settings.REDIS_URL
+      : withRedisPassword(settings.REDIS_URL, settings.REDIS_PASSWORD);
+  const redis = openRedis(redisEndpoint({ ...settings, REDIS_URL: url }), 'blocking');
+  const layout: KeyspaceLayout = definition.layout ?? FIRST_LAYOUT;
+  const keyspace = settings.CACHE_KEY_PREFIX;
+  try {
+    const { from, to } = await migrateLayout(redis, keyspace, layout, (step) =>
+      print(`${keyspace}: layout ${step.to - 1} -> ${step.to}: ${step.description}`),
+    );
+    print(from === to ? `${keyspace}: layout ${to}, nothing to migrate` : `${keyspace}: layout ${from} -> ${to}: done`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Refuses to start on a keyspace of another key layout (KeyspaceLayoutError, which names what to do). A Redis that
+ * does not answer within `waitMs` is left to readiness, whose keyspace check says the same once it does.
+ */
+async function refuseOtherLayout(redis: RedisClient, keyspace: string, layout: KeyspaceLayout, waitMs: number) {
+  const checked = expectLayout(redis, keyspace, layout).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const outcome = await Promise.race([checked, sleep(waitMs, 'no answer', { ref: false })]);
+  if (outcome instanceof KeyspaceLayoutError) throw outcome;
+}
+
 /**
  * The composition root shared by every component: parses configuration (exiting with every problem when it
  * is invalid), then builds logging, metrics, Redis, readiness, queues, leases and the HTTP surface, runs
@@ -254,7 +317,23 @@ export async function startComponent<S extends ConfigSpec>(
     ? new KubernetesPodEvents({ ...cluster, component: definition.name, logger, scrub: secretScrubber(secrets) })
     : undefined;
   if (podEvents) recordReadinessEvents(readiness, podEvents);
-  readiness.add(redisCheck(failFastRedis, redisTarget(endpoint), availability));
+  // Redis is ready for the component when it answers and its keyspace has the layout the component reads.
+  const layout = definition.layout ?? FIRST_LAYOUT;
+  const redisReachable = redisCheck(failFastRedis, redisTarget(endpoint), availability);
+  readiness.add({
+    ...redisReachable,
+    probe: async (signal) => {
+      await redisReachable.probe(signal);
+      await expectLayout(failFastRedis, common.CACHE_KEY_PREFIX, layout);
+    },
+  });
+  try {
+    await refuseOtherLayout(redis, common.CACHE_KEY_PREFIX, layout, common.READINESS_TIMEOUT_MS);
+  } catch (error) {
+    for (const connection of [redis, failFastRedis]) connection.disconnect();
+    await tracing?.shutdown();
+    throw error;
+  }
   const durability = 'REDIS_DURABILITY' in config ? durabilityOf(config as unknown as DurabilityConfig) : undefined;
   const queues = new JobQueues({
     redis: endpoint,

@@ -9,3 +9,4 @@ export * from './keyspace.js';
 export * from './endpoint.js';
 export * from './scan.js';
 export * from './durability.js';
+export * from './layout.js';
