@@ -3,9 +3,9 @@
 // Plain JavaScript so that it needs no build. Each command is a package export: Node's conditions pick the
 // code, dist/ by default, the TypeScript sources with `node --conditions=source --import tsx bin/gateway.js`.
 const COMMANDS = {
-  account: { entry: '@frequency-gateway/account/main', arguments: 'api|worker' },
-  'content-publishing': { entry: '@frequency-gateway/content-publishing/main', arguments: 'api|worker' },
-  'content-watcher': { entry: '@frequency-gateway/content-watcher/main', arguments: 'api|worker' },
+  account: { entry: '@frequency-gateway/account/main', arguments: 'api|worker|migrate' },
+  'content-publishing': { entry: '@frequency-gateway/content-publishing/main', arguments: 'api|worker|migrate' },
+  'content-watcher': { entry: '@frequency-gateway/content-watcher/main', arguments: 'api|worker|migrate' },
   devchain: { entry: '@frequency-gateway/devchain/cli', arguments: '[--host 0.0.0.0] [--port 9944] … (--help)' },
   // A Helm hook (or plain Job) that makes generated credentials once, in the cluster (see charts/frequency-gateway).
   'ensure-secret': {
