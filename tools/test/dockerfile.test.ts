@@ -193,6 +193,6 @@ describe('bin/gateway.js', () => {
 
   it('hands the rest of the arguments to the service, whose own usage answers a wrong component (exit 2)', async () => {
     const { code, stderr } = await gateway(['account', 'scheduler'], ['--conditions=source', '--import', 'tsx']);
-    expect({ code, stderr }).toEqual({ code: 2, stderr: 'usage: account <api|worker>\n' });
+    expect({ code, stderr }).toEqual({ code: 2, stderr: 'usage: account <api|worker|migrate>\n' });
   }, 120_000);
 });
