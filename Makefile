@@ -15,16 +15,15 @@ dev: node_modules/.package-lock.json ## Run the whole gateway locally (Redis + e
 check: node_modules/.package-lock.json ## The quick check of this branch's change (against main): type check, lint, and the suites that import a changed file
 	npm run check
 
-# Jest workers for `make test`: the suites mostly wait (for blocks, webhooks, processes of their own), so on two cores
-# three at a time keep the CPU busy (make test 1,101 s with two, 888 s with three on a quiet machine). TEST_WORKERS=1
-# runs them one after the other.
-TEST_WORKERS ?= 3
+# Jest workers for `make test` beside the slow suites, which run one at a time (tools/run-tests): the suites mostly
+# wait (for blocks, webhooks, processes of their own), so on two cores three at a time keep the CPU busy.
+TEST_WORKERS ?= 2
 
 test: node_modules/.package-lock.json tools ## Type-check, lint, then every test but the cluster suites (real Redis, Kubo, Helm, real processes)
 	npm run typecheck
 	npm run lint
 	tools/check-tools redis-server ipfs helm promtool st
-	npm test -- --ignoreProjects cluster --maxWorkers=$(TEST_WORKERS)
+	TEST_WORKERS=$(TEST_WORKERS) tools/run-tests
 
 test-cluster: node_modules/.package-lock.json tools ## The chart for real in the local cluster (root; starts it, builds and loads the images)
 	npm test -- --selectProjects cluster --runInBand

@@ -1,6 +1,6 @@
 // One jest configuration; each workspace package is a project so that `make test` runs them all
-// and `jest --selectProjects platform` runs one. `make test` runs three suites at a time (--maxWorkers, see the
-// Makefile); plain `npm test` on two cores runs them in jest's own process (in band), one after the other, where
+// and `jest --selectProjects platform` runs one. `make test` runs the slow suites one at a time beside the others two
+// at a time (tools/run-tests); plain `npm test` on two cores runs them in jest's own process (in band), one after the other, where
 // the ESM module registries of 100-odd suites outgrow Node's default heap (a run died at suite 86 with "heap out
 // of memory"): `npm test` gives it 8 GiB (package.json). The cluster, skaffold and KEDA suites share one cluster
 // and run in band.
@@ -19,8 +19,9 @@ const swc = [
 ];
 
 /**
- * The fault and 1 GiB suites, minutes each: their own project, `slow`, so that a package's suites run without
- * them (`--selectProjects account`) and they run alone (`--selectProjects slow`); `make test` runs every project.
+ * The fault, failover, fuzz and 1 GiB suites, minutes each and heavy: their own project, `slow`, so that a
+ * package's suites run without them (`--selectProjects account`), they run alone (`--selectProjects slow`), and
+ * `make test` runs them one at a time (tools/run-tests).
  */
 const SLOW_SUITES = [
   'services/account/test/signUpFaults.test.ts',
@@ -29,6 +30,7 @@ const SLOW_SUITES = [
   'services/content-publishing/test/pipelineFaults.test.ts',
   'services/content-publishing/test/uploadProcess.test.ts',
   'e2e/test/faults.test.ts',
+  'e2e/test/fuzz.test.ts',
   'e2e/test/chainBehaviours.test.ts',
   'e2e/test/trustedReorgs.test.ts',
   'services/content-publishing/test/redisFailover.test.ts',

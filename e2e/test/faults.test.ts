@@ -171,7 +171,7 @@ async function settledOnce(tag: string, count: number, timeoutMs: number): Promi
     lost: 0,
     duplicated: 0,
   });
-  return `accepted ${ids.length}, finalized ${finalized}, notified twice ${notifiedTwice} (same webhook-id sent again: ${redelivered}), watcher lost ${watched.lost}, duplicated ${watched.duplicated}`;
+  return `accepted ${ids.length}, finalized ${finalized}, notified twice ${notifiedTwice} (same webhook-id sent again: ${redelivered}), watcher lost ${watched.lost}, duplicated ${watched.duplicated} (same webhook-id sent again: ${watched.redelivered})`;
 }
 
 beforeAll(async () => {
