@@ -2,17 +2,29 @@
 // they name, with exactly the arguments rendered, against the Kubernetes API stand-in that authorizes them by the
 // rules of the Role the hook renders. So the Role is checked to be enough (and the stand-in refuses anything else),
 // the arguments to parse, and the result to be what the workloads read.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { IContainer } from 'kubernetes-models/v1/Container';
-import { runEnsureSecretCommand, runKeepReplicasCommand } from '@frequency-gateway/platform';
+import { startRedisServer, type LocalRedis } from '@frequency-gateway/devstack';
+import { layoutKey, runEnsureSecretCommand, runKeepReplicasCommand } from '@frequency-gateway/platform';
+import { Redis } from 'ioredis';
 import { KubernetesApiStandIn, type PolicyRule } from '@frequency-gateway/devstack/kubernetes';
 import { COMPONENTS } from '@frequency-gateway/tools/components';
 import { chartHelm, hooksOf, named, NAMESPACE, PREFIX, REQUIRED } from './chartRendering.js';
 import { podSpec, workloads, type K8sObject } from './support/kubernetesObjects.js';
 
 const { render } = chartHelm();
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** `gateway <args>` as a process, with exactly `env` besides what Node needs to run. */
+const runGateway = (args: string[], env: Record<string, string>) =>
+  promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', 'bin/gateway.js', ...args], {
+    cwd: repositoryRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
 const api = new KubernetesApiStandIn();
 const scratch = mkdtempSync(join(tmpdir(), 'chart-hooks-'));
 beforeAll(async () => writeFileSync(join(scratch, 'kubeconfig'), (await api.start()).exportConfig()));
@@ -68,7 +80,11 @@ describe('the secrets hook', () => {
   it('creates, with no more than its Role allows, every generated key the workloads read, and keeps them on upgrade', async () => {
     const install = await render({ ...REQUIRED, secrets: { values: { PROVIDER_ACCOUNT_SEED_PHRASE: '//Alice' } } });
     const { rules, containers } = hookParts(install, 'pre-install', 'secrets-hook');
-    expect(hooksOf(install, 'pre-upgrade').filter((o) => o.kind === 'Job')).toHaveLength(1);
+    const secretsJobs = (event: string) =>
+      hooksOf(install, event).filter(
+        (o) => o.kind === 'Job' && o.metadata.labels?.['app.kubernetes.io/component'] === 'secrets-hook',
+      );
+    expect(secretsJobs('pre-upgrade')).toEqual(secretsJobs('pre-install'));
     api.secretsAccess = rules;
     for (const container of containers) expect(await runContainer(container)).toMatchObject({ code: 0 });
 
@@ -188,5 +204,89 @@ describe('the replicas hook', () => {
       Object.keys(counts).map((name) => [name, api.deployments.get(`${NAMESPACE}/${name}`)!.spec.replicas]),
     );
     expect(after).toEqual(counts);
+  });
+});
+
+describe('the migrate hook', () => {
+  const PASSWORD = 'migrate-hook-test';
+  let server: LocalRedis;
+  let redis: Redis;
+  beforeAll(async () => {
+    server = await startRedisServer({ args: ['--requirepass', PASSWORD] });
+    redis = new Redis(server.url, { password: PASSWORD });
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  /** A container's environment as its pod gets it: values, and Secret keys read from the rendered Secrets. */
+  function environmentOf(container: IContainer, objects: K8sObject[]): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const entry of container.env ?? []) {
+      const ref = entry.valueFrom?.secretKeyRef;
+      if (!ref) {
+        env[entry.name] = entry.value ?? '';
+        continue;
+      }
+      const secret = named(objects, 'Secret', ref.name!) as
+        (K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> }) | undefined;
+      const value = secret?.stringData?.[ref.key] ?? decoded(secret?.data)[ref.key];
+      if (value === undefined)
+        throw new Error(`${container.name}: ${entry.name} from ${ref.name}/${ref.key}, which is not rendered`);
+      env[entry.name] = value;
+    }
+    return env;
+  }
+
+  it("runs before upgrades only, one container per service, each bringing its keyspace to this version's layout with the values' Redis settings alone", async () => {
+    const values = {
+      ...REQUIRED,
+      redis: { enabled: false },
+      externalRedis: { url: `redis://127.0.0.1:${server.port}/0`, password: PASSWORD },
+      contentWatcher: { config: { CACHE_KEY_PREFIX: 'watcher-a' } },
+    };
+    const objects = await render(values);
+    const parts = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'migrate-hook');
+    expect(parts.map((o) => `${o.kind} ${o.metadata.annotations!['helm.sh/hook']}`).sort()).toEqual([
+      'Job pre-upgrade',
+      'NetworkPolicy pre-upgrade',
+    ]);
+    // Argo CD would run it on the first sync too, before Redis exists.
+    for (const part of parts) expect(part.metadata.annotations!['argocd.argoproj.io/hook']).toBe('Skip');
+    const job = parts.find((o) => o.kind === 'Job')!;
+    const secretsJob = hooksOf(objects, 'pre-upgrade').find(
+      (o) => o.kind === 'Job' && o.metadata.labels?.['app.kubernetes.io/component'] === 'secrets-hook',
+    );
+    if (secretsJob)
+      expect(Number(job.metadata.annotations!['helm.sh/hook-weight'])).toBeGreaterThan(
+        Number(secretsJob.metadata.annotations!['helm.sh/hook-weight']),
+      );
+    const pod = podSpec(job);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.containers.map((c) => [c.name, c.args])).toEqual([
+      ['account', ['account', 'migrate']],
+      ['content-publishing', ['content-publishing', 'migrate']],
+      ['content-watcher', ['content-watcher', 'migrate']],
+    ]);
+
+    // The ConfigMaps are the previous release's at pre-upgrade: nothing comes from them.
+    for (const container of pod.containers) expect(JSON.stringify(container)).not.toMatch(/configMap/);
+    const runs = await Promise.all(
+      pod.containers.map((container) => runGateway(container.args!, environmentOf(container, objects))),
+    );
+    expect(runs.map((run) => run.stdout)).toEqual([
+      '{account}: layout 1, nothing to migrate\n',
+      '{content-publishing}: layout 1, nothing to migrate\n',
+      '{watcher-a}: layout 1, nothing to migrate\n',
+    ]);
+    expect(
+      await redis.mget(layoutKey('{account}'), layoutKey('{content-publishing}'), layoutKey('{watcher-a}')),
+    ).toEqual(['1', '1', '1']);
+  }, 120_000);
+
+  it('is not rendered when turned off', async () => {
+    const objects = await render({ ...REQUIRED, hooks: { migrate: { enabled: false } } });
+    expect(objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'migrate-hook')).toEqual([]);
   });
 });

@@ -128,3 +128,39 @@ application level is opened in the NetworkPolicy too. Hostnames cannot be: their
 {{- end -}}
 {{- toJson $cidrs -}}
 {{- end -}}
+
+{{- /* The egress rules to Redis (the bundled one by its labels, or externalRedis by address), with its Sentinels. */}}
+{{- define "gateway.egress.redis" -}}
+{{- $root := . -}}
+{{- if $root.Values.redis.enabled -}}
+- to:
+    - podSelector:
+        matchLabels:
+          app.kubernetes.io/name: redis
+          app.kubernetes.io/instance: {{ $root.Release.Name }}
+  ports:
+    - port: 6379
+      protocol: TCP
+    {{- if eq $root.Values.redis.mode "replicated" }}
+    # Its Sentinels, which name the primary.
+    - port: 26379
+      protocol: TCP
+    {{- end }}
+{{- else -}}
+- to:
+    {{- include "gateway.ipBlocks" (dict "cidrs" $root.Values.networkPolicy.egress.redis.cidrs "except" list "what" "networkPolicy.egress.redis.cidrs") | nindent 4 }}
+  ports:
+    - port: {{ include "gateway.urlPort" $root.Values.externalRedis.url | int }}
+      protocol: TCP
+    {{- /* The Sentinels and the cluster's nodes, each at its own port (the same port once). */}}
+    {{- $ports := list (include "gateway.urlPort" $root.Values.externalRedis.url | int) }}
+    {{- range concat $root.Values.externalRedis.sentinels $root.Values.externalRedis.clusterNodes }}
+    {{- $port := regexReplaceAll "^.*:([0-9]+)$" . "${1}" | int }}
+    {{- if not (has $port $ports) }}
+    {{- $ports = append $ports $port }}
+    - port: {{ $port }}
+      protocol: TCP
+    {{- end }}
+    {{- end }}
+{{- end }}
+{{- end -}}
