@@ -100,7 +100,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await third.close();
     }
-  });
+  }, 120_000);
 
   it('goes on finalizing where a lag was still catching up when it stopped', async () => {
     // Catch-up blocks every minute: none comes before the close.
@@ -119,7 +119,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 
   it('keeps finality where a stall held it, and where it went once the stall ended', async () => {
     const first = await connect({ basePath: directory });
@@ -143,7 +143,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await third.close();
     }
-  });
+  }, 120_000);
 
   it('replays the chain a reorganisation left, not the retracted blocks', async () => {
     const options = { basePath: directory, sealing: 'manual', finalityLag: 3 } as const;
@@ -178,7 +178,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 
   it('refuses another genesis on the same directory, naming it and both genesis hashes', async () => {
     const first = await grow();
@@ -201,7 +201,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await again.close();
     }
-  });
+  }, 120_000);
 
   it('refuses blocks that no longer replay to their recorded hash, naming the directory and the block', async () => {
     const first = await grow();
@@ -214,7 +214,7 @@ describe('--base-path: the chain on disk', () => {
     await expect(startDevchain({ basePath: directory })).rejects.toThrow(
       new RegExp(`^--base-path ${directory}: block 2: replays to 0x[0-9a-f]{64}, but 0x[0-9a-f]{64} was sealed`),
     );
-  });
+  }, 120_000);
 
   it('ignores a torn last line with a warning, and appends after it', async () => {
     const first = await grow();
@@ -241,7 +241,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await third.close();
     }
-  });
+  }, 120_000);
 
   it('refuses a directory a running devchain holds', async () => {
     const running = await startDevchain({ basePath: directory });
@@ -250,7 +250,7 @@ describe('--base-path: the chain on disk', () => {
     } finally {
       await running.close();
     }
-  });
+  }, 120_000);
 
   it('a CLI devchain killed with SIGKILL restarts from its --base-path with its blocks', async () => {
     const keyring = await devKeyring(42);

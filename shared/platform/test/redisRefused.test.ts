@@ -51,7 +51,8 @@ describe('Redis refusing the credentials', () => {
         const elapsed = Date.now() - started;
         const body = (await response.json()) as Envelope;
         expect([path, response.status, body.message]).toEqual([path, 503, 'Redis refused the credentials']);
-        expect(elapsed).toBeLessThan(2000);
+        // At once: a request left waiting on Redis would hang until its 10 s abort (a loaded machine takes seconds too).
+        expect(elapsed).toBeLessThan(5000);
         expect(JSON.stringify(body)).not.toContain(WRONG);
         // The reference leads to one line with the cause and the route.
         const lines = await waitUntil(async () => {
