@@ -30,12 +30,16 @@ export async function followTransactions(options: FollowOptions): Promise<() => 
     capacity.close();
     throw error;
   }
-  const scanning = runtime.lead('transaction-tracker', ({ signal }) =>
-    tracker.scanUntil(signal, {
-      intervalMs: connection.blockTimeMs,
-      onError: (error) => logger.warn({ err: error }, 'transaction scan failed; retrying'),
-      ...(options.fillGaps ? { afterScan: options.fillGaps } : {}),
-    }),
+  const scanning = runtime.lead(
+    'transaction-tracker',
+    ({ signal, progress }) =>
+      tracker.scanUntil(signal, {
+        intervalMs: connection.blockTimeMs,
+        onError: (error) => logger.warn({ err: error }, 'transaction scan failed; retrying'),
+        onProgress: progress,
+        ...(options.fillGaps ? { afterScan: options.fillGaps } : {}),
+      }),
+    { reportsProgress: true },
   );
   // Last: a readiness check cannot be registered twice, and nothing after it can fail.
   runtime.readiness.add({

@@ -78,7 +78,9 @@ function startScanning(
     logger,
     metrics,
   });
-  const scanning = runtime.lead('content-scanner', ({ signal }) => scanner.scanUntil(signal));
+  const scanning = runtime.lead('content-scanner', ({ signal, progress }) => scanner.scanUntil(signal, progress), {
+    reportsProgress: true,
+  });
   const subscription = connection.api.rpc.chain.subscribeFinalizedHeads(() => scanner.nudge());
 
   const crawler = new SearchCrawler({ queries, directory: parts.directory, queue: batchQueue, logger });

@@ -46,9 +46,13 @@ export class ChainScanner {
     this.position = new Gauge({ name: 'watcher_scanner_block', help: 'The last block scanned', registers });
   }
 
-  /** Scans until `signal` aborts: a step whenever there is something to do, else one block time's wait. */
-  async scanUntil(signal: AbortSignal): Promise<void> {
+  /**
+   * Scans until `signal` aborts: a step whenever there is something to do, else one block time's wait.
+   * `progress` is called on every turn (a step, or a wait, each bounded): a leader's stall watch.
+   */
+  async scanUntil(signal: AbortSignal, progress: () => void = () => undefined): Promise<void> {
     while (!signal.aborted) {
+      progress();
       let progressed = false;
       try {
         progressed = await this.step();

@@ -97,7 +97,7 @@ export class Scanning {
   }
 
   /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
-  async scanOnce(): Promise<number> {
+  async scanOnce(onBlock: () => void = () => undefined): Promise<number> {
     await this.retractions?.rewind();
     const target = await this.target();
     let pending = await this.pending();
@@ -125,6 +125,7 @@ export class Scanning {
         throw new ScanPositionMovedError(position, await this.redis.get(this.keys.scanned));
       position = String(next);
       await this.retractions?.scanned(next, blockHash!.toHex());
+      onBlock();
     }
     await this.resubmission.resubmitAbandoned(pending, target);
     return next - 1;

@@ -57,9 +57,12 @@ export class TransactionTracker {
     return this.redis.hlen(this.keys.pending);
   }
 
-  /** Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned. */
-  async scanOnce(): Promise<number> {
-    return this.scanning.scanOnce();
+  /**
+   * Scans every block after the last one scanned up to the finalized (or best) head; returns the last scanned.
+   * `onBlock` is called after each block scanned.
+   */
+  async scanOnce(onBlock?: () => void): Promise<number> {
+    return this.scanning.scanOnce(onBlock);
   }
 
   /**
@@ -67,14 +70,21 @@ export class TransactionTracker {
    * (`runAsLeader(options, ({ signal }) => tracker.scanUntil(signal))`), so that one replica scans at a time.
    * A failed scan (the node or Redis away) is reported and retried on the next round; nothing is skipped.
    * `afterScan` runs after each scan, under the same lease (the capacity pipeline fills standing nonce gaps there).
+   * `onProgress` is called on every turn and after every block scanned: a leader's stall watch.
    */
   async scanUntil(
     signal: AbortSignal,
-    options: { intervalMs?: number; onError?: (error: unknown) => void; afterScan?: () => Promise<unknown> } = {},
+    options: {
+      intervalMs?: number;
+      onError?: (error: unknown) => void;
+      afterScan?: () => Promise<unknown>;
+      onProgress?: () => void;
+    } = {},
   ): Promise<void> {
     while (!signal.aborted) {
+      options.onProgress?.();
       try {
-        await this.scanOnce();
+        await this.scanOnce(options.onProgress);
       } catch (error) {
         options.onError?.(error);
       }

@@ -16,8 +16,10 @@ import type { Logger } from '../logging/index.js';
 import type { CommonConfig } from './variables.js';
 
 export interface Leaders {
-  /** Runs `loop` on one replica of the deployment at a time. */
-  lead(name: string, loop: LeaderLoop): Leadership;
+  /** Runs `loop` on one replica of the deployment at a time; watched for stalls when it reports its progress. */
+  lead(name: string, loop: LeaderLoop, options?: { reportsProgress?: boolean }): Leadership;
+  /** The leases whose loop this replica led is stuck (see runAsLeader). */
+  stalled(): string[];
   /** Where this replica stands on each lease it contends for (for /healthz). */
   statuses(): Record<string, LeaseStatus>;
   /** Stops every loop and releases every lease. */
@@ -60,17 +62,26 @@ export function createLeaders(
   };
   const all: { name: string; leadership: Leadership }[] = [];
   return {
-    lead: (name, loop) => {
+    lead: (name, loop, options = {}) => {
       gauge.set({ lease: name }, 0);
       const onLeadershipChange = (leading: boolean) => gauge.set({ lease: name }, leading ? 1 : 0);
       const leadership = runAsLeader(
-        { name, identity, lock: lockFor(name, config, redis, cluster), logger, timing, onLeadershipChange },
+        {
+          name,
+          identity,
+          lock: lockFor(name, config, redis, cluster),
+          logger,
+          timing,
+          onLeadershipChange,
+          ...(options.reportsProgress ? { stallAfterMs: config.LEADER_STALL_MS } : {}),
+        },
         loop,
       );
       all.push({ name, leadership });
       return leadership;
     },
     statuses: () => Object.fromEntries(all.map(({ name, leadership }) => [name, leadership.status()])),
+    stalled: () => all.filter(({ leadership }) => leadership.stalled()).map(({ name }) => name),
     stopAll: async () => {
       await Promise.all(all.map(({ leadership }) => leadership.stop()));
     },

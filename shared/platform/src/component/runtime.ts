@@ -57,8 +57,11 @@ export interface ComponentRuntime<C> {
   startup: StartupWatch;
   metrics: Registry;
   shutdown: Shutdown;
-  /** Runs `loop` on one replica of the deployment at a time (see runAsLeader). */
-  lead(name: string, loop: LeaderLoop): Leadership;
+  /**
+   * Runs `loop` on one replica of the deployment at a time (see runAsLeader). `reportsProgress`: the loop calls
+   * `progress()` as it moves on, and its leader steps down (and /livez fails) when it has not for LEADER_STALL_MS.
+   */
+  lead(name: string, loop: LeaderLoop, options?: { reportsProgress?: boolean }): Leadership;
 }
 
 export interface ComponentParts {
@@ -147,6 +150,7 @@ function componentHttpApp<C>(
     startup: StartupWatch;
     startedAt: Date;
     leases: () => Record<string, LeaseStatus>;
+    stalledLoops: () => string[];
   },
   redis: HttpRedis,
 ) {
@@ -367,7 +371,7 @@ export async function startComponent<S extends ConfigSpec>(
     definition as unknown as ComponentDefinition<ConfigSpec>,
     runtime,
     parts,
-    { eventLoop, startup, startedAt, leases: leaders.statuses },
+    { eventLoop, startup, startedAt, leases: leaders.statuses, stalledLoops: leaders.stalled },
     { connection: failFastRedis, availability },
   );
   readiness.start();

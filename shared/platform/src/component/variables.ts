@@ -85,6 +85,10 @@ export function commonVariables(defaults: { cacheKeyPrefix: string }) {
       positiveMs(2_000),
       'How often candidates try to acquire and leaders renew a lease',
     ),
+    LEADER_STALL_MS: variable(
+      positiveMs(300_000),
+      "How long a leader's loop that reports its progress (the transaction tracker's and the content watcher's scans: each block and each round) may report none before its replica steps down, giving the lease to another, and its /livez fails, so that Kubernetes restarts it",
+    ),
     OTEL_EXPORTER_OTLP_ENDPOINT: variable(
       z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
       'OpenTelemetry collector (OTLP over HTTP, JSON bodies) to which the component sends its traces, at `<endpoint>/v1/traces`: one trace per request from the HTTP call through its queue jobs, IPFS and chain calls to the webhook (`traceparent` header), and `trace_id`/`span_id` on the log lines written inside it. Unset: tracing off, the SDK is not even loaded',

@@ -30,6 +30,10 @@ const lease = z
     holder: z.string().optional(),
     since: z.string(),
     error: z.string().optional(),
+    stalledForMs: z
+      .number()
+      .optional()
+      .describe('While the loop of a term this replica led is stuck: how long it has reported no progress'),
   })
   .meta({ id: 'LeaseStatus' });
 
@@ -49,6 +53,10 @@ const liveness = z
       .record(z.string(), startingPart)
       .optional()
       .describe('Parts that have not started yet (a worker pipeline retrying); stuck once one is past its limit'),
+    stalledLoops: z
+      .array(z.string())
+      .optional()
+      .describe('Leases whose loop made no progress for LEADER_STALL_MS on this replica (it stepped down): stuck'),
   })
   .meta({ id: 'Liveness' });
 
@@ -77,6 +85,8 @@ export interface HealthRouteDeps {
   startedAt: Date;
   /** Where this replica stands on each lease it contends for. */
   leases?: () => Record<string, z.infer<typeof lease>>;
+  /** The leases whose loop is stuck on this replica: /livez fails while there is one. */
+  stalledLoops?: () => string[];
 }
 
 export function healthRoutes(deps: HealthRouteDeps): Route[] {
@@ -88,19 +98,22 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
       method: 'get',
       path: '/livez',
       operationId: 'HealthController_livez',
-      summary: 'Liveness: fails only when the event loop is stuck, or a part has not started for too long',
+      summary:
+        'Liveness: fails only when the event loop is stuck, a part has not started for too long, or a leader loop is stuck',
       tags,
       access,
       responses: {
         200: { description: 'The process is live', schema: liveness },
         503: {
-          description: 'The event loop is stuck, or a part (a worker pipeline) is still not started past its limit',
+          description:
+            'The event loop is stuck, a part (a worker pipeline) is still not started past its limit, or a leader loop made no progress for LEADER_STALL_MS',
           schema: liveness,
         },
       },
       handler: () => {
         const starting = deps.startup?.starting() ?? [];
-        const live = deps.eventLoop.isLive() && (deps.startup?.overdue().length ?? 0) === 0;
+        const stalled = deps.stalledLoops?.() ?? [];
+        const live = deps.eventLoop.isLive() && (deps.startup?.overdue().length ?? 0) === 0 && stalled.length === 0;
         return {
           status: live ? 200 : 503,
           body: {
@@ -109,6 +122,7 @@ export function healthRoutes(deps: HealthRouteDeps): Route[] {
             ...(starting.length > 0
               ? { starting: Object.fromEntries(starting.map(({ name, ...part }) => [name, part])) }
               : {}),
+            ...(stalled.length > 0 ? { stalledLoops: stalled } : {}),
           },
         };
       },

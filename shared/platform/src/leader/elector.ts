@@ -7,6 +7,11 @@ export interface LeadershipContext {
   signal: AbortSignal;
   /** The lease's fencing token for this term. */
   token: number;
+  /**
+   * The loop says it moves on (a round done, a block scanned). With `stallAfterMs`, a leader whose loop has said
+   * nothing for that long is stalled (see runAsLeader).
+   */
+  progress(): void;
 }
 
 export type LeaderLoop = (context: LeadershipContext) => Promise<void>;
@@ -33,6 +38,11 @@ export interface ElectionOptions {
   logger: Logger;
   timing?: Partial<ElectionTiming>;
   onLeadershipChange?: (leading: boolean) => void;
+  /**
+   * For a loop that reports its progress: how long it may go without before its leader steps down (see
+   * runAsLeader). Unset: the loop is not watched.
+   */
+  stallAfterMs?: number;
 }
 
 /** Where a replica stands on one lease, for /healthz. */
@@ -46,11 +56,15 @@ export interface LeaseStatus {
   since: string;
   /** Why the last attempt failed, while attempts fail. */
   error?: string;
+  /** Set while the loop of a term this replica led is stuck: since when it has reported no progress (ms). */
+  stalledForMs?: number;
 }
 
 export interface Leadership {
   isLeader(): boolean;
   status(): LeaseStatus;
+  /** True while a loop this replica led is stuck (it stepped down; the loop has not returned). */
+  stalled(): boolean;
   /** Stops the loop (if leading), releases the lease and stops contending. */
   stop(): Promise<void>;
 }
@@ -61,6 +75,12 @@ const jitter = (ms: number) => ms * (1 + Math.random() * 0.2);
  * Runs `loop` on at most one replica at a time. Candidates try to acquire the lease every retry period; the
  * leader renews it every retry period and steps down (aborting the loop) when no renewal has succeeded within
  * the renew deadline, which is shorter than the lease, so a deposed leader stops before a successor starts.
+ *
+ * With `stallAfterMs`, the loop reports its progress (`context.progress()`); a leader whose loop has reported none
+ * for that long is stuck on something that never answers. Renewing would keep every other replica from the work,
+ * so it steps down at once: it stops renewing, aborts the loop's signal and gives the lease back without waiting
+ * for the loop, and stays out of the election until the loop returns. `stalled()` says so meanwhile (the
+ * component's /livez fails on it, so that Kubernetes restarts the process).
  */
 export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leadership {
   const timing = { ...DEFAULT_ELECTION_TIMING, ...options.timing };
@@ -74,6 +94,8 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
   // Why attempts fail, while they do, and how many in a row. One failure is retried quietly (the very first
   // attempt can beat the store's connection); failing twice in a row is told once at warn, and so is the end.
   let failing: { error: string; attempts: number } | undefined;
+  // Since when the loop of a stalled term has reported nothing, until it returns.
+  let stalledSince: number | undefined;
 
   // An attempt that hangs (a store that does not answer) counts as failed, so the deadline still applies.
   const attempt = async () => {
@@ -110,7 +132,11 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
     options.onLeadershipChange?.(true);
     log.info({ token, lock: options.lock.description }, 'leading');
     let lastRenewal = Date.now();
-    const running = loop({ signal: term.signal, token }).then(
+    let lastProgress = Date.now();
+    const progress = () => {
+      lastProgress = Date.now();
+    };
+    const running = loop({ signal: term.signal, token, progress }).then(
       () => log.info('leader loop returned'),
       (error: unknown) => log.error({ err: error }, 'leader loop failed'),
     );
@@ -118,6 +144,16 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
     while (!term.signal.aborted) {
       await Promise.race([sleep(timing.retryPeriodMs, undefined, { ref: false }), loopDone]);
       if (term.signal.aborted) break;
+      const { stallAfterMs } = options;
+      if (stallAfterMs !== undefined && Date.now() - lastProgress >= stallAfterMs) {
+        stalledSince = lastProgress;
+        log.error(
+          { stallAfterMs, lastProgress: new Date(lastProgress).toISOString() },
+          'the leader loop made no progress in time: stepping down, and /livez fails until it returns',
+        );
+        term.abort();
+        break;
+      }
       const renewal = await attempt();
       if (renewal?.held) lastRenewal = Date.now();
       else if (renewal && !renewal.held) {
@@ -128,14 +164,29 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
         term.abort();
       }
     }
-    await running;
+    const stepDown = async () => {
+      leading = false;
+      since = new Date();
+      options.onLeadershipChange?.(false);
+      // Give the lease back at once so a successor need not wait for it to expire.
+      await options.lock
+        .release(options.identity)
+        .catch((error: unknown) => log.debug({ err: error }, 'release failed'));
+      log.info('no longer leading');
+    };
+    // A stuck loop is not waited for: the lease goes first, and this replica stays out until the loop returns.
+    if (stalledSince !== undefined) {
+      await stepDown();
+      // Nor at shutdown: the component stops without it.
+      const stopped = new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve()));
+      await Promise.race([running, stopping.signal.aborted ? undefined : stopped]);
+    } else await running;
     stopping.signal.removeEventListener('abort', stopTerm);
-    leading = false;
-    since = new Date();
-    options.onLeadershipChange?.(false);
-    // Give the lease back at once so a successor need not wait for it to expire.
-    await options.lock.release(options.identity).catch((error: unknown) => log.debug({ err: error }, 'release failed'));
-    log.info('no longer leading');
+    if (stalledSince === undefined) await stepDown();
+    else {
+      log.warn({ stalledForMs: Date.now() - stalledSince }, 'the stalled leader loop returned at last');
+      stalledSince = undefined;
+    }
   };
 
   const contend = (async () => {
@@ -151,12 +202,14 @@ export function runAsLeader(options: ElectionOptions, loop: LeaderLoop): Leaders
 
   return {
     isLeader: () => leading,
+    stalled: () => stalledSince !== undefined,
     status: () => ({
       leading,
       lock: options.lock.description,
       ...(holder ? { holder } : {}),
       since: since.toISOString(),
       ...(failing ? { error: failing.error } : {}),
+      ...(stalledSince !== undefined ? { stalledForMs: Date.now() - stalledSince } : {}),
     }),
     stop: async () => {
       stopping.abort();
