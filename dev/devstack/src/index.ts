@@ -20,3 +20,4 @@ export * from './dsnpUsers.js';
 export * from './rpcProxy.js';
 export * from './redisTraffic.js';
 export * from './capacityMeter.js';
+export * from './referenceTemplates.js';

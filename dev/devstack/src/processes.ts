@@ -68,8 +68,9 @@ export async function spawnServer(
   const child = spawn(process.execPath, [...(options.node ?? ['--import', 'tsx', '--conditions=source']), ...args], {
     env: {
       ...process.env,
+      // Quiet, plain log lines unless `env` says otherwise, under either name (PRETTY is the reference gateway's).
       LOG_LEVEL: 'warn',
-      LOG_PRETTY: 'false',
+      ...('PRETTY' in env ? {} : { LOG_PRETTY: 'false' }),
       ...env,
       [options.portVariable ?? 'API_PORT']: String(port),
     },

@@ -35,6 +35,11 @@ export interface LocalGatewayOptions extends GatewayBackingOptions {
   components?: readonly (readonly [Service, Role])[];
   /** More environment for every component (it wins over the backing's). */
   env?: Record<string, string>;
+  /**
+   * The whole environment of a service's components, in place of the backing's and `env` (an operator's env file
+   * filled with the backing's addresses); `serviceEnv` and `roleEnv` still go over it.
+   */
+  environment?: (service: Service, backing: GatewayBacking) => Record<string, string>;
   /** More environment for the components of one service (it wins over `env`). */
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
   /** More environment for the apis or the workers (it wins over `serviceEnv`). */
@@ -51,8 +56,7 @@ export interface LocalGatewayOptions extends GatewayBackingOptions {
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   const backing = await startGatewayBacking(options);
   const envOf = (service: Service, role: Role) => ({
-    ...backing.env,
-    ...options.env,
+    ...(options.environment ? options.environment(service, backing) : { ...backing.env, ...options.env }),
     ...options.serviceEnv?.[service],
     ...options.roleEnv?.[role],
   });
@@ -69,9 +73,13 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     return exits;
   };
   try {
-    const first = await Promise.all(
+    // Every launch ends before a failure is told, so that none still starting outlives the stop below.
+    const launches = await Promise.allSettled(
       (options.components ?? GATEWAY_COMPONENTS).map(([service, role]) => launch(service, role, envOf(service, role))),
     );
+    const failed = launches.find((launched) => launched.status === 'rejected');
+    if (failed) throw failed.reason;
+    const first = launches.map((launched) => (launched as PromiseFulfilledResult<ComponentProcess>).value);
     for (const component of first) components[component.name] = component;
     for (const component of first) await untilReady(component);
   } catch (error) {
