@@ -329,7 +329,9 @@ export async function reorganiseDropping(
   for (let round = 0; round < rounds; round++) {
     const from = await best();
     await waitUntil(async () => (await best()) >= from + 4, 30_000, 'four more best blocks');
-    if (scannedTo) await waitUntil(async () => scannedTo(await best()), 30_000, 'the best block scanned');
+    // The best block of now, not of each poll: under load the scanner trails a moving head by a block or two.
+    const target = await best();
+    if (scannedTo) await waitUntil(async () => scannedTo(target), 60_000, `best block ${target} scanned`);
     const answer = await control.reorg(depth, { dropRetracted: true });
     for (const hash of answer.retracted) {
       retracted.add(hash);

@@ -136,10 +136,23 @@ export function stallFigures(stall: Stall | undefined, workerLogs: string[]) {
   };
 }
 
-/** Webhook bodies by the `referenceId` they name, in order of arrival. */
-export function notificationsByReference(received: { body: unknown }[]): Map<string, Record<string, unknown>[]> {
-  const byReference = new Map<string, Record<string, unknown>[]>();
-  for (const { body } of received) {
+/**
+ * Webhook bodies by the `referenceId` they name, in order of arrival; a delivery that repeats a `webhook-id` already
+ * received is the same notification sent again (at least once: its sender was frozen or killed after the POST and
+ * before it recorded the 200, and another worker sent it again) and is left out. Those are `repeated`.
+ */
+export function notificationsByReference(
+  received: { body: unknown; headers?: Record<string, string> }[],
+): Map<string, Record<string, unknown>[]> & { repeated: number } {
+  const byReference = Object.assign(new Map<string, Record<string, unknown>[]>(), { repeated: 0 });
+  const seen = new Set<string>();
+  for (const { body, headers } of received) {
+    const id = headers?.['webhook-id'];
+    if (id !== undefined && seen.has(id)) {
+      byReference.repeated++;
+      continue;
+    }
+    if (id !== undefined) seen.add(id);
     const notification = body as Record<string, unknown>;
     const referenceId = String(notification.referenceId);
     byReference.set(referenceId, [...(byReference.get(referenceId) ?? []), notification]);

@@ -104,6 +104,7 @@ test(`two workers, one frozen past its job lock while ${SIGN_UPS} sign-ups arriv
       signUps: users.length,
       finalized: states.filter((record) => record.state === 'finalized').length,
       webhooks: stack.receiver.received.length,
+      webhooksSentAgain: byReference.repeated,
       msas: (await msaCount()) - msasBefore,
       ...stallFigures(stall, logs),
     })}\n`,
