@@ -83,9 +83,10 @@ describe('extra genesis (--genesis)', () => {
     const run = spawnSync(
       process.execPath,
       ['--import', 'tsx', '--conditions=source', 'src/cli.ts', '--port', '0', '--genesis', file],
-      { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8', timeout: 20_000 },
+      // A loaded machine takes tens of seconds to compile and build the genesis.
+      { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8', timeout: 90_000 },
     );
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--genesis users.0: Handles.HandleIsNotAllowed');
-  });
+  }, 120_000);
 });
