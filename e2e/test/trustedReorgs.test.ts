@@ -45,7 +45,7 @@ test('best blocks reorganised under load with outcomes settled from them: each i
   const load = startSteadyLoad(client, { users: USERS, lanes: 2 });
   try {
     await waitUntil(async () => load.broadcasts.length >= 50, 30_000, 'the load under way');
-    // Each reorganisation comes once both workers' scans are within a block of the best block, so that outcomes settled from
+    // Each reorganisation comes once both workers' scans have reached the best block, so that outcomes settled from
     // the blocks it retracts are there to open again.
     const scannedTo = async (best: number) => {
       const positions = await Promise.all(SCAN_POSITIONS.map((key) => redis.get(key)));
