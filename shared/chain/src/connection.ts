@@ -38,7 +38,7 @@ export interface ConnectOptions {
    * time, and the next when it closes, stops answering or its subscriptions go silent.
    */
   url: string | readonly string[];
-  /** A node that has not answered a request for this long is left for the next (default 5 s). */
+  /** A node that has sent nothing for this long after a request is left for the next (default 5 s). */
   answerWithinMs?: number;
   /** How often the node in use is checked (default 2 s). */
   watchEveryMs?: number;

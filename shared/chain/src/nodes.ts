@@ -108,16 +108,19 @@ export class NodeSet {
   }
 
   /**
-   * Watches the node in use every `everyMs`: one that does not answer within `answerWithinMs`, or whose head moved
-   * on while no new head came through the subscription (`best`) for two checks, is left for the next (a single
-   * node is connected to again, which subscribes anew). Returns the timer, for clearInterval.
+   * Watches the node in use every `everyMs`: one that sends nothing at all (no answer, no notification) within
+   * `answerWithinMs` of a request, or whose head moved on while no new head came through the subscription (`best`)
+   * for two checks, is left for the next (a single node is connected to again, which subscribes anew). A node that
+   * is slow to answer but still sending is busy, not lost, and is kept. Returns the timer, for clearInterval.
    */
   watch(watching: { best: () => number; ready: () => boolean; answerWithinMs: number; everyMs: number }) {
     let silentChecks = 0;
     let bestAtLastCheck = -1;
+    let slow = false;
     const check = async () => {
       if (!watching.ready()) return;
       const timeout = AbortSignal.timeout(watching.answerWithinMs);
+      const receivedBefore = this.provider.stats.total.bytesRecv;
       let number: number;
       try {
         const header = await Promise.race([
@@ -126,10 +129,21 @@ export class NodeSet {
         ]);
         number = Number.parseInt(header.number, 16);
       } catch {
-        if (timeout.aborted && watching.ready())
-          this.leave('unanswered', `no answer within ${watching.answerWithinMs} ms`);
+        // One I/O turn first: after this process was too busy to read, what arrived meanwhile is counted.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (!timeout.aborted || !watching.ready()) return;
+        if (this.provider.stats.total.bytesRecv === receivedBefore)
+          this.leave('unanswered', `nothing received within ${watching.answerWithinMs} ms of a request`);
+        else if (!slow) {
+          slow = true;
+          this.log?.warn(
+            { node: this.target },
+            `the chain node ${this.target} has not answered within ${watching.answerWithinMs} ms but is still sending: kept`,
+          );
+        }
         return;
       }
+      slow = false;
       const best = watching.best();
       silentChecks = number > best && best === bestAtLastCheck ? silentChecks + 1 : 0;
       bestAtLastCheck = best;

@@ -113,6 +113,25 @@ describe('a connection over several nodes', () => {
     expect(lines.some((line) => line.includes(`leaving the chain node ${hostOf(leaving)}`))).toBe(true);
   });
 
+  it('keeps a node that is slow to answer while it still sends its heads', async () => {
+    const inUse = chain.target === hostOf(first) ? first : second;
+    const before = await switches(metrics, 'unanswered');
+    const heldBefore = inUse.heldAnswers('chain_getHeader');
+    inUse.mode = 'busy';
+    // Six checks unanswered (each waits 1 s, one every 500 ms): the first ones have been judged.
+    await waitUntil(
+      async () =>
+        inUse.heldAnswers('chain_getHeader') - heldBefore >= 6 &&
+        lines.some((line) => line.includes(`the chain node ${hostOf(inUse)} has not answered`)),
+      15_000,
+      'the watch judged the busy node',
+    );
+    inUse.mode = 'pass';
+    expect(chain.target).toBe(hostOf(inUse));
+    expect(await switches(metrics, 'unanswered')).toBe(before);
+    expect(await readsWork()).toBe(true);
+  });
+
   it('asks a historic call that a lost node cut off again, rather than answer it with the old failure', async () => {
     const connection = await chain.ready(5_000);
     const hash = await connection.api.rpc.chain.getBlockHash(1);
