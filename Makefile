@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev check test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check cluster cluster-down skaffold monitoring keda clean
+.PHONY: help dev check test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check chart release cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -53,6 +53,13 @@ bench: build ## Run the benchmarks on the compiled build (figures with same-run 
 bench-soak: ## The long benchmark: the whole gateway for BENCH_SOAK_MINUTES (30) at half its intake saturation on 6-second blocks (memory slopes through 5-minute floors, Redis memory and keys, p99 to finalized)
 	npm run bench:soak -w e2e
 	npm run docs:measurements
+
+chart: node_modules/.package-lock.json ## Package the chart into dist/charts/ after checking its version policy (chart version = appVersion = package.json's); `helm push` it to an OCI registry
+	tools/install-helm
+	tools/package-chart
+
+release: node_modules/.package-lock.json ## Release package.json's version: record the chart's digest (charts/released.json), commit, tag v<version> with docs/releases/<version>.md
+	tools/release
 
 IMAGE ?= frequency-gateway:dev
 image: ## Build the one container image of every component (IMAGE=frequency-gateway:dev) with the project's dockerd (root) or DOCKER_HOST
