@@ -25,7 +25,8 @@ test: node_modules/.package-lock.json tools ## Type-check, lint, then every test
 	tools/check-tools redis-server ipfs helm promtool st
 	TEST_WORKERS=$(TEST_WORKERS) tools/run-tests
 
-test-cluster: node_modules/.package-lock.json tools ## The chart for real in the local cluster (root; starts it, builds and loads the images)
+test-cluster: node_modules/.package-lock.json tools ## The chart for real in the local cluster (root; starts it, builds and loads the images, installs the packaged chart from an OCI registry in it)
+	tools/install-registry
 	npm test -- --selectProjects cluster --runInBand
 
 tools: ## Build the tools the tests run (Kubo, Helm, promtool; schemathesis from PyPI) into ~/.cache/frequency-gateway, once

@@ -1,8 +1,9 @@
 // The chart for real: one release of charts/frequency-gateway in the project's local Kubernetes (dev/cluster), in a
 // namespace enforcing the restricted Pod Security Standard, with the image built from the Dockerfile, the in-cluster
 // devchain and the bundled Redis and IPFS on volumes. The suites share that release and run in this order, each
-// leaving it as the next expects: install, helm test, journeys, leader election, a worker killed under load, a
-// rolling upgrade (then autoscaling and a rollback), the readiness controller (the devchain goes away: its state is
+// leaving it as the next expects: the last release installed from an OCI registry and upgraded under load to this
+// checkout, helm test, journeys, leader election, a worker killed under load, autoscaling and a rollback, the
+// readiness controller (the devchain goes away: its state is
 // lost, so it comes last) and the uninstall. Each prints its figures on one line starting with "cluster ".
 // Everything is reached from the host, which is the node: the apis, the IPFS gateway and the receiver through NodePort
 // Services on the node's address, the devchain through a port-forward on loopback, pods through the API server's proxy. Without root, the cluster binaries, Docker or Helm it fails, saying what is missing: never skips.
@@ -12,6 +13,9 @@ import { verifyWebhook } from '@frequency-gateway/webhooks';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 import {
   baseValues,
+  buildPreviousRelease,
+  ChartRegistry,
+  type PreviousRelease,
   prepareSuiteRelease,
   removeSuiteRelease,
   componentOf,
@@ -32,7 +36,6 @@ import {
   portOf,
   RELEASE,
   restartsOf,
-  retag,
   SERVICE_KEYS,
   untag,
   type WebhookReceiver,
@@ -70,17 +73,22 @@ let image: ClusterImage;
 let release: GatewayRelease;
 let receiver: WebhookReceiver;
 let gateway: GatewayClient;
-let nextImage: ClusterImage | undefined;
+/** The last release's image, tagged in the cluster for its install. */
+let previousImage: ClusterImage | undefined;
 let installed = false;
 let uninstalled = false;
 /** The user the journeys signed up; later suites broadcast as them. */
 let member: { user: SiwfUser; msaId: string } | undefined;
 
-/** The release's values: the suites' base, the receiver opened as a webhook destination. */
-function installValues(podCidr: string): object {
+/**
+ * The release's values: the suites' base, the receiver opened as a webhook destination; the components run
+ * `componentImage` (the devchain stays on this checkout's image, so that an upgrade leaves it alone).
+ */
+function installValues(podCidr: string, componentImage: ClusterImage): object {
   const base = baseValues(image, release.namespace);
   return {
     ...base,
+    image: { ...base.image, tag: componentImage.tag },
     secrets: { values: { ...base.secrets.values, WEBHOOK_SECRET } },
     // The components refuse private destinations unless named; the workers' NetworkPolicy admits the pods' range.
     outbound: { allowedDestinations: [receiver.host] },
@@ -164,17 +172,30 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await removeSuiteRelease(release, installed && !uninstalled);
-  if (nextImage) await untag(nextImage);
+  if (previousImage) await untag(previousImage);
   kube?.close();
 }, 300_000);
 
-describe('helm install', () => {
-  test('with the in-cluster devchain and Redis and IPFS on volumes: every pod Ready, no restart, Leases held', async () => {
+describe('helm install of the last release, then upgrade to this checkout, from an OCI registry', () => {
+  let registry: ChartRegistry | undefined;
+  let previous: PreviousRelease;
+  afterAll(async () => registry?.stop(), 60_000);
+
+  test("the last release (its tag's chart and image) from a registry in the cluster, with the in-cluster devchain and Redis and IPFS on volumes: every pod Ready, no restart, Leases held", async () => {
     const nodes = await kube.get<List<{ spec: { podCIDR?: string } }>>('/api/v1/nodes');
     const podCidr = nodes.items[0]?.spec.podCIDR ?? '10.244.0.0/16';
+    const prepared = Date.now();
+    registry = await ChartRegistry.start(release.namespace);
+    previous = await buildPreviousRelease(registry);
+    previousImage = previous.image;
+    say(
+      `cluster last release: v${previous.version} (${previous.commit.slice(0, 12)}): image ${previous.image.tag} built, ` +
+        `chart pushed to ${previous.chart.reference} (${previous.chart.digest.slice(0, 19)}…) in ${seconds(prepared)} s`,
+    );
     const started = Date.now();
-    await release.install(installValues(podCidr));
+    await release.install(installValues(podCidr, previous.image), previous.chart);
     installed = true;
+    expect(await chartOfRelease()).toBe(previous.version);
     const pods = await release.allReady(300_000, RELEASE_PODS);
     const readyAfter = seconds(started);
     const restarts = pods.reduce((sum, pod) => sum + restartsOf(pod), 0);
@@ -204,8 +225,76 @@ describe('helm install', () => {
       );
     }
     gateway = await connectToRelease(release);
-  }, 600_000);
+  }, 2_400_000);
+
+  test("upgraded to this checkout's chart (make chart, pushed to the registry) and image while broadcasts, sign-ups and look-ups arrive: no failed request, each finalized once", async () => {
+    const current = await registry!.publish();
+    const devchain = (await release.pods('devchain'))[0]!;
+    const msaId = await poster();
+    const tag = `from-${previous.version}-${release.namespace}`;
+    const traffic = steadyTraffic(tag, msaId);
+    const signUps: Promise<string>[] = [];
+    let upgrading = true;
+    const signingUp = (async () => {
+      while (upgrading) {
+        const signUp = gateway
+          .signUp(`upgrade${randomBytes(3).toString('hex')}`)
+          .then((signedUp) => signedUp.referenceId);
+        signUps.push(signUp);
+        await signUp.catch(() => undefined);
+      }
+    })();
+    await waitUntil(async () => traffic.answered() >= 20, 60_000, 'the first requests answered');
+    const upgrade = await release.upgrade({ image: { tag: image.tag } }, current).finally(() => (upgrading = false));
+    await signingUp;
+    const pods = await release.allReady(300_000, RELEASE_PODS);
+    const summary = await traffic.stop();
+    const signedUp = await Promise.allSettled(signUps);
+    const refused = signedUp
+      .filter((outcome) => outcome.status === 'rejected')
+      .map((outcome) => String(outcome.reason));
+    const records = await gateway.settled(summary.posted, 300_000);
+    const notFinalizedOnce = records.filter(
+      (record) => record.history.filter((step) => step.state === 'finalized').length !== 1,
+    ).length;
+    const referenceIds = signedUp.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    for (const referenceId of referenceIds)
+      expect((await receiver.notificationOf(ACCOUNT_WEBHOOKS, referenceId, WEBHOOK_SECRET)).body).toMatchObject({
+        transactionType: 'SIWF_SIGNUP',
+        status: 'SUCCESS',
+      });
+    say(
+      `cluster upgrade from v${previous.version}: to ${current.reference} ${current.version} and ${image.tag} in ` +
+        `${upgrade.seconds.toFixed(1)} s while ${summary.broadcasts} broadcasts, ${summary.lookups} look-ups and ` +
+        `${signUps.length} sign-ups arrived; failed ${summary.failed + refused.length}; broadcasts not finalized once ` +
+        `${notFinalizedOnce}; sign-ups notified ${referenceIds.length}` +
+        (summary.failures.length + refused.length
+          ? ` (first: ${[...summary.failures, ...refused].slice(0, 5).join('; ')})`
+          : ''),
+    );
+    expect([...summary.failures, ...refused]).toEqual([]);
+    expect(notFinalizedOnce).toBe(0);
+    expect(await chartOfRelease()).toBe(current.version);
+    for (const pod of pods) {
+      if (pod.metadata.name.startsWith(`${FULLNAME}-`))
+        expect(`${pod.metadata.name} ${pod.spec.containers[0]!.image}`).toBe(
+          `${pod.metadata.name} ${image.repository}:${image.tag}`,
+        );
+      expect(`${pod.metadata.name} ${restartsOf(pod)}`).toBe(`${pod.metadata.name} 0`);
+    }
+    expect(pods.map((pod) => pod.metadata.uid)).toContain(devchain.metadata.uid);
+    expect(summary.broadcasts).toBeGreaterThan(20);
+    expect(referenceIds.length).toBeGreaterThan(0);
+  }, 1_200_000);
 });
+
+/** The chart version of the release's current revision (`helm get metadata`). */
+async function chartOfRelease(): Promise<string> {
+  const metadata = JSON.parse((await release.helm(['get', 'metadata', RELEASE, '-o', 'json'])).output) as {
+    version: string;
+  };
+  return metadata.version;
+}
 
 describe('helm test', () => {
   test("the chart's test pods: each api ready, a request through each", async () => {
@@ -535,48 +624,13 @@ function steadyTraffic(tag: string, msaId: string) {
 
 const deploymentsPath = () => `/apis/apps/v1/namespaces/${release.namespace}/deployments`;
 
-describe('rolling upgrade, autoscaling and rollback', () => {
+describe('autoscaling and rollback', () => {
   beforeAll(async () => {
     // Back to one replica of each worker (the leader election suite ran three).
     const replicas = { worker: { replicas: 1 } };
     await release.upgrade(Object.fromEntries(SERVICES.map((service) => [SERVICE_KEYS[service], replicas])));
     await release.allReady(300_000, RELEASE_PODS);
   }, 600_000);
-
-  test('helm upgrade to a new image tag while requests flow: no failed request, no lost job', async () => {
-    nextImage = await retag(`${image.repository}:${image.tag}`, 'next-');
-    const devchain = (await release.pods('devchain'))[0]!;
-    const msaId = await poster();
-    const tag = `upgrade-${release.namespace}`;
-    const traffic = steadyTraffic(tag, msaId);
-    // Requests flow before the roll starts.
-    await waitUntil(async () => traffic.answered() >= 20, 60_000, 'the first requests answered');
-    const upgrade = await release.upgrade({ image: { tag: nextImage.tag } });
-    const pods = await release.allReady(300_000, RELEASE_PODS);
-    const summary = await traffic.stop();
-    const requests = summary.broadcasts + summary.lookups;
-    const records = await gateway.settled(summary.posted, 300_000);
-    const lost = records.filter((record) => record.state !== 'finalized').length;
-    say(
-      `cluster rolling upgrade: ${requests} requests (${summary.broadcasts} broadcasts, ${summary.lookups} look-ups) ` +
-        `during a ${upgrade.seconds.toFixed(1)} s helm upgrade; failed ${summary.failed}; lost jobs ${lost}; ` +
-        `look-ups sent again after a reset kept-alive connection ${summary.retried}` +
-        (summary.failures.length ? ` (first: ${summary.failures.slice(0, 5).join('; ')})` : ''),
-    );
-    expect(summary.failures).toEqual([]);
-    expect(lost).toBe(0);
-    // Every component runs the new tag without a restart; the devchain (pinned) was left alone.
-    for (const pod of pods) {
-      const expected = pod.metadata.name.startsWith(`${FULLNAME}-`) && pod.metadata.name !== devchain.metadata.name;
-      if (expected)
-        expect(`${pod.metadata.name} ${pod.spec.containers[0]!.image}`).toBe(
-          `${pod.metadata.name} ${image.repository}:${nextImage.tag}`,
-        );
-      expect(`${pod.metadata.name} ${restartsOf(pod)}`).toBe(`${pod.metadata.name} 0`);
-    }
-    expect(pods.map((pod) => pod.metadata.uid)).toContain(devchain.metadata.uid);
-    expect(requests).toBeGreaterThan(50);
-  }, 900_000);
 
   test("autoscaling turned on in an upgrade keeps each api's replicas; helm rollback takes it back", async () => {
     const apis = SERVICES.map((service) => `${FULLNAME}-${componentOf(service, 'api')}`);

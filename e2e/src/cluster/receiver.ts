@@ -1,51 +1,28 @@
 import { webhookReceiverProgram } from '@frequency-gateway/devstack';
 import { ReceivedWebhooks } from '../clients/receiver.js';
 import { kubectl } from '../commands.js';
+import { restrictedPod, suiteLabels } from './manifests.js';
 import type { ClusterImage } from './prepare.js';
 
 const NAME = 'webhook-receiver';
 /** The objects of the receiver: its program in a ConfigMap, a Pod of the gateway image running it, a Service. */
 function manifests(image: ClusterImage, program: string): object {
-  const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'frequency-gateway-e2e' };
+  const labels = suiteLabels(NAME);
+  const container = {
+    name: 'receiver',
+    image: `${image.repository}:${image.tag}`,
+    command: ['node', '/receiver/server.mjs'],
+    ports: [{ name: 'http', containerPort: 8080 }],
+    readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1 },
+    resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+    volumeMounts: [{ name: 'script', mountPath: '/receiver', readOnly: true }],
+  };
   return {
     apiVersion: 'v1',
     kind: 'List',
     items: [
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: NAME, labels }, data: { 'server.mjs': program } },
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: NAME, labels },
-        spec: {
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          terminationGracePeriodSeconds: 5,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: 1000,
-            runAsGroup: 1000,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
-          containers: [
-            {
-              name: 'receiver',
-              image: `${image.repository}:${image.tag}`,
-              imagePullPolicy: 'Never',
-              command: ['node', '/receiver/server.mjs'],
-              ports: [{ name: 'http', containerPort: 8080 }],
-              readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1 },
-              resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
-              volumeMounts: [{ name: 'script', mountPath: '/receiver', readOnly: true }],
-            },
-          ],
-          volumes: [{ name: 'script', configMap: { name: NAME } }],
-        },
-      },
+      restrictedPod(NAME, labels, container, [{ name: 'script', configMap: { name: NAME } }]),
       {
         apiVersion: 'v1',
         kind: 'Service',

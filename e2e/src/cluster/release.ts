@@ -127,17 +127,22 @@ export class GatewayRelease {
     return file;
   }
 
-  /** `helm install --wait`: returns once Helm saw every workload ready. */
-  install(values: object): Promise<HelmRun> {
-    return this.helm(['install', RELEASE, CHART, '-f', this.valuesFile(values), '--wait', '--timeout', '8m']);
+  /**
+   * `helm install --wait`: returns once Helm saw every workload ready. The chart is the checkout's, or a packaged
+   * one at its version from a plain-HTTP OCI registry (`oci://…`).
+   */
+  install(values: object, from?: { reference: string; version: string }): Promise<HelmRun> {
+    const chart = from ? [from.reference, '--version', from.version, '--plain-http'] : [CHART];
+    return this.helm(['install', RELEASE, ...chart, '-f', this.valuesFile(values), '--wait', '--timeout', '8m']);
   }
 
-  /** `helm upgrade --reuse-values` with more values, waiting for the rollout. */
-  upgrade(values: object): Promise<HelmRun> {
+  /** `helm upgrade --reuse-values` with more values, waiting for the rollout; the chart as for install. */
+  upgrade(values: object, to?: { reference: string; version: string }): Promise<HelmRun> {
+    const chart = to ? [to.reference, '--version', to.version, '--plain-http'] : [CHART];
     return this.helm([
       'upgrade',
       RELEASE,
-      CHART,
+      ...chart,
       '--reuse-values',
       '-f',
       this.valuesFile(values),
