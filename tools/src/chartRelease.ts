@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-import { repositoryRoot } from './components.js';
 
+/** Run by tools/package-chart before anything is built: it imports nothing of the workspaces. */
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const CHART = join('charts', 'frequency-gateway');
 const RELEASED = join('charts', 'released.json');
 
