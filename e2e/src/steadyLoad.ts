@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from '@jest/globals';
 import { ChainQueries } from '@frequency-gateway/chain';
-import type { DevchainControl } from '@frequency-gateway/devchain';
+import type { DevchainControl, ReorgAnswer } from '@frequency-gateway/devchain';
 import { callJson, dsnpUsers, eachLimited, startWebhookReceiver, waitUntil } from '@frequency-gateway/devstack';
 import type { ApiPromise } from '@polkadot/api';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
@@ -314,7 +314,7 @@ export async function expectFinalizedOnce(
 
 /**
  * `rounds` reorganisations `depth` deep (3 of 2 unless told), each after four more best blocks (and, with
- * `scannedTo`, once it answers true for the best block), the retracted blocks' transactions dropped (`dev_reorg`):
+ * `scannedTo`, with sealing held until it answers true for the best block), the retracted blocks' transactions dropped (`dev_reorg`):
  * resolves with the retracted block hashes and how many transactions they dropped.
  */
 export async function reorganiseDropping(
@@ -329,9 +329,18 @@ export async function reorganiseDropping(
   for (let round = 0; round < rounds; round++) {
     const from = await best();
     await waitUntil(async () => (await best()) >= from + 4, 30_000, 'four more best blocks');
-    // The head moves on: under load a scan catches it up only now and then (60 s, not 30, for a loaded machine).
-    if (scannedTo) await waitUntil(async () => scannedTo(await best()), 60_000, 'the best block scanned');
-    const answer = await control.reorg(depth, { dropRetracted: true });
+    // A moving head is caught by a loaded scan only now and then: sealing is held while the scans catch up, so
+    // that the blocks the reorganisation retracts are scanned ones (the load's transactions wait in the pool).
+    let answer: ReorgAnswer;
+    if (scannedTo) {
+      const heldAt = await control.holdSealing();
+      try {
+        await waitUntil(async () => scannedTo(heldAt), 60_000, `the best block #${heldAt} scanned`);
+        answer = await control.reorg(depth, { dropRetracted: true });
+      } finally {
+        await control.resumeSealing();
+      }
+    } else answer = await control.reorg(depth, { dropRetracted: true });
     for (const hash of answer.retracted) {
       retracted.add(hash);
       // Every extrinsic but the timestamp inherent was a transaction the reorganisation dropped.

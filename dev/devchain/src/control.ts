@@ -6,6 +6,10 @@ export interface DevchainControl {
   resumeFinality(): Promise<number>;
   /** Every subscription open now sends nothing more; sockets stay open and new subscriptions work. */
   silenceSubscriptions(): Promise<number>;
+  /** No block is sealed (transactions still enter the pool) until `resumeSealing`; resolves with the best number. */
+  holdSealing(): Promise<number>;
+  /** Sealing goes on; resolves with the best block number. */
+  resumeSealing(): Promise<number>;
   /**
    * Reorganises the best chain: the last `depth` (1–3) blocks, none finalized, are retracted and a branch one block
    * longer becomes best. Their transactions go back to the pool, or are all dropped with `dropRetracted`. Resolves
@@ -44,6 +48,8 @@ export function devchainControl(url: string): DevchainControl {
     stallFinality: (at) => call('dev_stallFinality', at === undefined ? [] : [at]),
     resumeFinality: () => call('dev_resumeFinality'),
     silenceSubscriptions: () => call('dev_silenceSubscriptions'),
+    holdSealing: () => call('dev_holdSealing'),
+    resumeSealing: () => call('dev_resumeSealing'),
     reorg: (depth, options) => call('dev_reorg', options === undefined ? [depth] : [depth, options]),
     upgradeRuntime: (at) => call('dev_upgradeRuntime', at === undefined ? [] : [at], 120_000),
   };

@@ -1,5 +1,5 @@
 // A live network's bad moments, on call: finality that stalls while best blocks go on, and subscriptions that go
-// quiet while their socket stays open.
+// quiet while their socket stays open; and sealing held while transactions wait.
 import { holdsFor, waitUntil } from '@frequency-gateway/devstack';
 import type { Header } from '@polkadot/types/interfaces';
 import { devchainControl } from '../src/index.js';
@@ -120,5 +120,28 @@ describe('silent subscriptions from a block on (silenceSubscriptionsAt)', () => 
     await holdsFor(300, () => expect(Math.max(...seen.numbers)).toBe(1));
     expect(c.devchain.chain.best.number).toBe(3);
     seen.stop();
+  });
+});
+
+describe('held sealing', () => {
+  let c: Connected;
+  beforeAll(async () => (c = await connect({ sealing: 'interval', blockTimeMs: 200 })));
+  afterAll(async () => c.close());
+
+  it('makes no block while held, the transaction waiting in the pool; resumed, the chain goes on and seals it', async () => {
+    const control = devchainControl(c.devchain.url);
+    const heldAt = await control.holdSealing();
+    const outcome = submit(c.api.tx.system.remark('while sealing is held'), c.alice);
+    await waitUntil(
+      async () => (await c.api.rpc.author.pendingExtrinsics()).length > 0,
+      10_000,
+      'the remark in the pool',
+    );
+    // Five block times and more without a block.
+    await holdsFor(1_000, () => expect(c.devchain.chain.best.number).toBe(heldAt));
+    expect(await control.resumeSealing()).toBe(heldAt);
+    const { statuses } = await outcome;
+    expect(statuses).toContain('Finalized');
+    expect(c.devchain.chain.best.number).toBeGreaterThan(heldAt);
   });
 });

@@ -322,7 +322,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     // As the node's instant sealing: every import into the ready queue asks for a block (so a burst of
     // transactions makes one block with all of them, then empty ones).
-    if (this.options.sealing === 'instant' && ready)
+    if (this.options.sealing === 'instant' && ready && !this.sealingHeld)
       void this.command({ createEmpty: true, finalize: true }).catch(() => undefined);
     return checked.hash;
   }
@@ -732,6 +732,26 @@ export class Chain extends EventEmitter<ChainEvents> {
     }, this.options.blockTimeMs).unref();
   }
 
+  private sealingHeld = false;
+
+  /**
+   * Holds the sealing mode (a devchain control; a node has none): interval and instant sealing make no block until
+   * `resumeSealing`, while transactions still enter the pool; `engine_createBlock` and reorganisations still work.
+   * Returns the best block number.
+   */
+  holdSealing(): number {
+    this.sealingHeld = true;
+    return this.best.number;
+  }
+
+  /** Ends `holdSealing`: instant sealing seals what is ready at once; interval sealing goes on at its next tick. */
+  resumeSealing(): number {
+    this.sealingHeld = false;
+    if (this.options.sealing === 'instant' && this.pool.ready((sender) => this.accountNonce(sender)).length > 0)
+      void this.command({ createEmpty: true, finalize: true }).catch(() => undefined);
+    return this.best.number;
+  }
+
   private stopped = false;
 
   start(): void {
@@ -741,6 +761,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (this.options.sealing === 'interval') {
       const createEmpty = this.options.createEmptyBlocks ?? true;
       this.timer = setInterval(() => {
+        if (this.sealingHeld) return;
         // The node does not even try when nothing is ready and empty blocks are not wanted.
         if (!createEmpty && this.pool.ready((sender) => this.accountNonce(sender)).length === 0) return;
         void this.command({ createEmpty, finalize: true }).catch(() => undefined);

@@ -59,6 +59,8 @@ export function devMethods(
     dev_stallFinality: ([at]) => refusing(() => chain.stallFinality(blockNumber(at, 'at'))),
     dev_resumeFinality: () => chain.resumeFinality(),
     dev_silenceSubscriptions: () => silencer.silence(),
+    dev_holdSealing: () => chain.holdSealing(),
+    dev_resumeSealing: () => chain.resumeSealing(),
     dev_reorg: async ([depth, options]) => {
       if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 1 || depth > MAX_REORG_DEPTH)
         throw invalidParams(`depth must be an integer from 1 to ${MAX_REORG_DEPTH}`);
