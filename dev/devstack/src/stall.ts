@@ -41,9 +41,9 @@ export interface Stall {
 
 export interface StallOptions {
   /**
-   * Starts the worker that takes the frozen one's jobs over, called once, right after the first freeze. With it the
-   * frozen worker is the only one until then, so the freeze always catches it holding jobs: no race with another
-   * worker that could run every job first.
+   * Starts the worker that takes the frozen one's jobs over, called once, right after the first freeze that caught
+   * jobs active. With it the frozen worker is the only one until then, so the jobs active at that freeze are the
+   * ones it holds: no race with another worker that could run every job first.
    */
   takeOver?: () => Promise<unknown>;
 }
@@ -88,13 +88,22 @@ async function stallHolding(
   const left = () => Math.max(deadline - Date.now(), 1);
   const activeIds = async () => (await queue.getJobs(['active'])).flatMap((job) => (job?.id ? [job.id] : []));
   const ended = async (jobId: string) => ['completed', 'failed'].includes(await queue.getJobState(jobId));
+  let tookOver = false;
   for (let attempts = 1; ; attempts++) {
     await waitUntil(async () => (await activeIds()).length > 0, left(), 'active jobs to freeze the worker on', 20);
     worker.freeze();
     const frozenAt = Date.now();
+    // Only what stalls from now on is this freeze's doing (a loaded worker may have lost a lock of its own before).
+    stalled.clear();
     try {
-      if (attempts === 1) await options.takeOver?.();
+      // Read before any other worker starts: while the frozen one is the only worker, these are the jobs it holds.
+      // None: it ended them between the look and the freeze (a loaded machine); it is resumed and frozen again.
       const active = await activeIds();
+      if (active.length === 0) continue;
+      if (!tookOver) {
+        tookOver = true;
+        await options.takeOver?.();
+      }
       const outcome = await waitUntil(
         async () => {
           const held = active.filter((jobId) => stalled.has(jobId));
