@@ -3,6 +3,7 @@
 // with, so a chart that differs from it under the same version is refused until the version is bumped.
 //   tsx tools/src/chartRelease.ts check    the policy holds (make chart runs it before packaging)
 //   tsx tools/src/chartRelease.ts record   record the chart as released under its version (make release)
+//   tsx tools/src/chartRelease.ts last     print the last release's version (the cluster suite upgrades from it)
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -48,6 +49,14 @@ function newer(a: string, b: string): boolean {
   return false;
 }
 
+/** The newest version of charts/released.json (the last release), if any. */
+export function lastReleased(root: string): string | undefined {
+  return Object.keys(releasedCharts(root)).reduce<string | undefined>(
+    (top, version) => (top === undefined || newer(version, top) ? version : top),
+    undefined,
+  );
+}
+
 export interface ChartVersions {
   project: string;
   chart: string;
@@ -75,10 +84,7 @@ export function chartVersionProblems(root: string): string[] {
     problems.push(
       `charts/frequency-gateway changed since ${project} was released: bump the version (package.json, Chart.yaml version and appVersion)`,
     );
-  const newest = Object.keys(released).reduce<string | undefined>(
-    (top, version) => (top === undefined || newer(version, top) ? version : top),
-    undefined,
-  );
+  const newest = lastReleased(root);
   if (recorded === undefined && newest !== undefined && !newer(project, newest))
     problems.push(`version ${project} is not newer than the last release, ${newest}`);
   return problems;
@@ -100,10 +106,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const problems = chartVersionProblems(repositoryRoot);
     for (const problem of problems) process.stderr.write(`chart version: ${problem}\n`);
     process.exitCode = problems.length > 0 ? 1 : 0;
+  } else if (command === 'last') {
+    const last = lastReleased(repositoryRoot);
+    if (last) process.stdout.write(`${last}\n`);
+    else process.exitCode = 1;
   } else if (command === 'record') {
     process.stdout.write(`chart ${recordRelease(repositoryRoot)} recorded in ${RELEASED}\n`);
   } else {
-    process.stderr.write('usage: chartRelease.ts check|record\n');
+    process.stderr.write('usage: chartRelease.ts check|record|last\n');
     process.exitCode = 2;
   }
 }

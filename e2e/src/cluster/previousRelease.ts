@@ -1,20 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { helmBinary, must, REPOSITORY, run } from '../commands.js';
+import { helmBinary, must, run } from '../commands.js';
 import type { ChartRegistry, PublishedChart } from './chartRegistry.js';
 import { retag, type ClusterImage } from './prepare.js';
 
 /** The last release: the newest version of charts/released.json, and the commit its tag v<version> names. */
 export async function lastRelease(): Promise<{ version: string; commit: string }> {
-  const released = Object.keys(
-    JSON.parse(readFileSync(join(REPOSITORY, 'charts', 'released.json'), 'utf8')) as Record<string, string>,
-  );
-  const numbers = (version: string) => version.split(/[.-]/).slice(0, 3).map(Number);
-  const newest = released.sort((a, b) => {
-    const [x, y] = [numbers(a), numbers(b)];
-    return x.map((part, i) => part - y[i]!).find((difference) => difference !== 0) ?? 0;
-  })[released.length - 1];
+  // The policy's own reading of charts/released.json (tools/src/chartRelease.ts), as `make release` keeps it.
+  const last = await run('npx', ['tsx', 'tools/src/chartRelease.ts', 'last']);
+  const newest = last.code === 0 ? last.stdout.trim() : undefined;
   if (!newest) throw new Error('charts/released.json names no release: make release tags one');
   const found = await run('git', ['rev-parse', '--verify', '-q', `v${newest}^{commit}`]);
   if (found.code !== 0)
