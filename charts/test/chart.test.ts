@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '@frequency-gateway/platform';
 import { COMPONENTS, repositoryRoot } from '@frequency-gateway/tools/components';
-import { CHART, chartHelm, named, PREFIX, RELEASE, REQUIRED } from './chartRendering.js';
+import { CHART, chartHelm, hooksOf, named, PREFIX, RELEASE, REQUIRED } from './chartRendering.js';
 import { scaledObjectProblems } from './support/kedaScaledObject.js';
 import {
   podLabels,
@@ -135,6 +135,22 @@ const VALUE_SETS: Record<string, object> = {
       },
     },
   },
+  'secrets from a store': {
+    ...REQUIRED,
+    secrets: {
+      externalSecret: {
+        enabled: true,
+        storeRef: { name: 'vault', kind: 'ClusterSecretStore' },
+        refreshInterval: '15m',
+        remoteKeys: {
+          PROVIDER_ACCOUNT_SEED_PHRASE: 'gateway/provider',
+          IPFS_BASIC_AUTH_SECRET: { key: 'gateway/ipfs', property: 'password' },
+        },
+      },
+    },
+    externalIpfs: { endpoint: 'https://ipfs.example.net:5443', basicAuthUser: 'gateway' },
+    ipfs: { enabled: false },
+  },
   'extension points': {
     ...REQUIRED,
     global: { imageRegistry: 'mirror.example.net:5000', imagePullSecrets: [{ name: 'mirror-pull' }] },
@@ -177,7 +193,7 @@ describe('the chart, rendered by Helm', () => {
     let objects: K8sObject[];
     beforeAll(async () => (objects = await renderSet(set)));
 
-    it('renders only objects that are valid against the Kubernetes, prometheus-operator and KEDA schemas', () => {
+    it('renders only objects that are valid against the Kubernetes, prometheus-operator, KEDA and External Secrets schemas', () => {
       expect(objects.length).toBeGreaterThan(20);
       expect(objects.flatMap(schemaProblems)).toEqual([]);
       const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
@@ -352,6 +368,90 @@ describe('the chart, rendered by Helm', () => {
       .spec.egress.flatMap((rule: { ports?: { port: number }[] }) => rule.ports ?? [])
       .map((p: { port: number }) => p.port);
     expect(egressPorts).toEqual(expect.arrayContaining([6380, 5443, 443]));
+  });
+
+  it("secrets from a store: an ExternalSecret makes the keys' Secret, which the components read; the webhook key is generated", async () => {
+    const objects = await renderSet('secrets from a store');
+    const store = `${PREFIX}-store`;
+    expect(objects.filter((o) => o.kind === 'Secret' && o.metadata.name.startsWith(PREFIX))).toEqual([]);
+    expect(named(objects, 'ExternalSecret', store)!.spec).toEqual({
+      refreshInterval: '15m',
+      secretStoreRef: { name: 'vault', kind: 'ClusterSecretStore' },
+      target: { name: store, creationPolicy: 'Owner', deletionPolicy: 'Retain' },
+      data: [
+        { secretKey: 'IPFS_BASIC_AUTH_SECRET', remoteRef: { key: 'gateway/ipfs', property: 'password' } },
+        { secretKey: 'PROVIDER_ACCOUNT_SEED_PHRASE', remoteRef: { key: 'gateway/provider' } },
+      ],
+    });
+    const refs = (component: string) =>
+      Object.fromEntries(
+        podSpec(named(objects, 'Deployment', `${PREFIX}-${component}`)!)
+          .containers[0]!.env!.filter((e) => e.valueFrom?.secretKeyRef)
+          .map((e) => [e.name, e.valueFrom!.secretKeyRef!.name]),
+      );
+    expect(refs('account-worker')).toMatchObject({
+      PROVIDER_ACCOUNT_SEED_PHRASE: store,
+      WEBHOOK_SECRET: `${PREFIX}-generated`,
+    });
+    expect(refs('content-publishing-worker')).toMatchObject({ IPFS_BASIC_AUTH_SECRET: store });
+    const generated = hooksOf(objects, 'pre-install').find((o) => o.kind === 'Job' && /secrets/.test(o.metadata.name));
+    expect(JSON.stringify(generated)).toContain('--key=WEBHOOK_SECRET');
+    // The store's keys in WEBHOOK_SECRET too: read from there, not generated.
+    const withWebhook = await render({
+      ...VALUE_SETS['secrets from a store'],
+      secrets: {
+        externalSecret: {
+          enabled: true,
+          storeRef: { name: 'vault' },
+          remoteKeys: { PROVIDER_ACCOUNT_SEED_PHRASE: 'p', WEBHOOK_SECRET: 'w', IPFS_BASIC_AUTH_SECRET: 'i' },
+        },
+      },
+    });
+    const worker = podSpec(named(withWebhook, 'Deployment', `${PREFIX}-content-watcher-worker`)!).containers[0]!.env!;
+    expect(worker.find((e) => e.name === 'WEBHOOK_SECRET')?.valueFrom?.secretKeyRef).toEqual({
+      name: store,
+      key: 'WEBHOOK_SECRET',
+    });
+    expect(JSON.stringify(withWebhook)).not.toContain('--key=WEBHOOK_SECRET');
+  });
+
+  it('renders the values of a release made by a chart before secrets.externalSecret (helm upgrade --reuse-values)', async () => {
+    // --reuse-values keeps the release's values and takes no new defaults: the key is absent (null deletes it).
+    const before = await render({ ...REQUIRED, secrets: { existingSecret: 'gateway-keys', externalSecret: null } });
+    expect(before.filter((o) => o.kind === 'ExternalSecret')).toEqual([]);
+    const partial = await render({
+      ...REQUIRED,
+      secrets: {
+        existingSecret: null,
+        externalSecret: {
+          enabled: true,
+          storeRef: { name: 'vault', kind: null },
+          refreshInterval: null,
+          remoteKeys: { PROVIDER_ACCOUNT_SEED_PHRASE: 'gateway/provider' },
+        },
+      },
+    });
+    expect(named(partial, 'ExternalSecret', `${PREFIX}-store`)!.spec).toMatchObject({
+      refreshInterval: '1h',
+      secretStoreRef: { name: 'vault', kind: 'SecretStore' },
+    });
+  });
+
+  it('refuses a store without the place of the provider key, without a store name, or beside an existing Secret', async () => {
+    const message = await refusal({
+      ...REQUIRED,
+      secrets: {
+        existingSecret: 'gateway-keys',
+        externalSecret: { enabled: true, remoteKeys: { WEBHOOK_SECRET: 'w' } },
+      },
+    });
+    expect(message).toContain('secrets.externalSecret.enabled and secrets.existingSecret');
+    expect(message).toContain('secrets.externalSecret.storeRef.name');
+    const noSeed = await refusal({
+      ...REQUIRED,
+      secrets: { externalSecret: { enabled: true, storeRef: { name: 'vault' }, remoteKeys: { WEBHOOK_SECRET: 'w' } } },
+    });
+    expect(noSeed).toContain('secrets.externalSecret.remoteKeys.PROVIDER_ACCOUNT_SEED_PHRASE');
   });
 
   it('ingress with path routing and TLS: one host, each api under its prefix, served through HTTP_BASE_PATH', async () => {
@@ -536,6 +636,14 @@ describe('the chart, rendered by Helm', () => {
     expect(checksum(changed, 'account-api')).toBe(checksum(base, 'account-api'));
   });
 
+  it("keeps the devchain's pod through a chart upgrade: no chart or app version in its pod's labels", async () => {
+    const objects = await renderSet('everything optional on');
+    const labels = named(objects, 'Deployment', `${PREFIX}-devchain`)!.spec.template.metadata.labels;
+    expect(labels).toMatchObject({ 'app.kubernetes.io/component': 'devchain', 'app.kubernetes.io/instance': RELEASE });
+    expect(Object.keys(labels)).not.toEqual(expect.arrayContaining(['helm.sh/chart']));
+    expect(Object.keys(labels)).not.toEqual(expect.arrayContaining(['app.kubernetes.io/version']));
+  });
+
   it('ends the install with NOTES that say how to watch, debug, test and reach the apis, read the credentials and clean up', async () => {
     const { stdout } = await helmRun([
       'install',
@@ -708,6 +816,17 @@ describe('the chart, rendered by Helm', () => {
     ['a password inside the external Redis URL', { externalRedis: { url: 'redis://:pw@redis:6379/0' } }, 'url'],
     ['a lower-case variable name in config', { account: { enabled: true, config: { siwf_url: 'x' } } }, 'siwf_url'],
     ['a webhook secret too short to sign with', { secrets: { values: { WEBHOOK_SECRET: 'short' } } }, 'WEBHOOK_SECRET'],
+    [
+      'a store key that is not one of the gateway keys',
+      { secrets: { externalSecret: { remoteKeys: { REDIS_PASSWORD: 'redis' } } } },
+      'REDIS_PASSWORD',
+    ],
+    ['an unknown kind of secret store', { secrets: { externalSecret: { storeRef: { kind: 'Vault' } } } }, 'kind'],
+    [
+      'a store refresh that is no duration',
+      { secrets: { externalSecret: { refreshInterval: 'hourly' } } },
+      'refreshInterval',
+    ],
     [
       'a bundled Redis fsync mode that does not exist',
       { redis: { enabled: true, appendfsync: 'sometimes' } },

@@ -2,11 +2,16 @@
 // over: global.imageRegistry and global.imagePullSecrets (the subcharts' pods included), commonLabels and
 // commonAnnotations, and per component (or for every component, in componentDefaults) extraEnvVars,
 // extraEnvVarsSecret, extraVolumes, extraVolumeMounts, podAnnotations, podLabels, sidecars and initContainers.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { COMPONENTS } from '@frequency-gateway/tools/components';
-import { chartHelm, named, PREFIX, REQUIRED } from './chartRendering.js';
+import { CHART, chartHelm, named, PREFIX, REQUIRED } from './chartRendering.js';
 import { podSpec, workloads, type K8sObject } from './support/kubernetesObjects.js';
 
 const { render, refusal } = chartHelm();
+/** The image tag by default: the chart's appVersion. */
+const APP_VERSION = (parseYaml(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion;
 
 const deploymentOf = (objects: K8sObject[], component: string) =>
   named(objects, 'Deployment', `${PREFIX}-${component}`)!;
@@ -30,7 +35,7 @@ describe('global.imageRegistry and global.imagePullSecrets', () => {
     expect(images.length).toBeGreaterThan(COMPONENTS.length);
     expect(images.filter((image) => !image?.startsWith('mirror.example.net:5000/'))).toEqual([]);
     // ghcr.io/… loses its registry; docker.io/library/redis and a bare name keep their path.
-    expect(new Set(images)).toContain('mirror.example.net:5000/frequency-gateway/frequency-gateway:0.1.0');
+    expect(new Set(images)).toContain(`mirror.example.net:5000/frequency-gateway/frequency-gateway:${APP_VERSION}`);
     expect(images.some((image) => image?.endsWith('/library/redis:7.4-alpine'))).toBe(true);
   });
 
@@ -48,7 +53,7 @@ describe('global.imageRegistry and global.imagePullSecrets', () => {
   it('leaves images and pull secrets as they were without them', async () => {
     const plain = await render(REQUIRED);
     const [container] = podSpec(deploymentOf(plain, 'account-api')).containers;
-    expect(container!.image).toBe('ghcr.io/frequency-gateway/frequency-gateway:0.1.0');
+    expect(container!.image).toBe(`ghcr.io/frequency-gateway/frequency-gateway:${APP_VERSION}`);
     expect(podSpec(deploymentOf(plain, 'account-api')).imagePullSecrets).toBeUndefined();
   });
 

@@ -1,6 +1,7 @@
 {{/*
 Where each secret variable comes from. Three kinds of Secret:
-- the gateway's own keys (`secrets.existingSecret`, or the Secret the chart makes from `secrets.values`);
+- the gateway's own keys (`secrets.existingSecret`; or the Secret the External Secrets Operator makes from a secret
+  store, `secrets.externalSecret`; or the Secret the chart makes from `secrets.values`);
 - an existing Secret named for one variable (`queueBoard.existingSecret`, `apiTokens.existingSecret`);
 - the Secret `<fullname>-generated`, which the chart never renders: its pre-install/pre-upgrade hook
   (secrets-hook.yaml) creates it in the cluster with random values and only adds keys it lacks, so a generated
@@ -9,9 +10,46 @@ Every reference is required (no `optional`): a missing or misspelt key keeps the
 CreateContainerConfigError naming it, instead of a component running unsigned or unprotected.
 */}}
 
-{{/* The Secret with the gateway's own keys (created from values, or the existing one). */}}
+{{/* The Secret with the gateway's own keys (the existing one, the operator's from the store, or the chart's). */}}
 {{- define "gateway.secretName" -}}
-{{- default (include "gateway.fullname" .) .Values.secrets.existingSecret -}}
+{{- if .Values.secrets.existingSecret -}}
+{{- .Values.secrets.existingSecret -}}
+{{- else if include "gateway.externalSecret" . -}}
+{{- printf "%s-store" (include "gateway.fullname" . | trunc 57 | trimSuffix "-") -}}
+{{- else -}}
+{{- include "gateway.fullname" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+`secrets.externalSecret` with its defaults: a release upgraded with --reuse-values from a chart before it has none.
+*/}}
+{{- define "gateway.externalSecretValues" -}}
+{{- $defaults := dict "enabled" false "storeRef" (dict "name" "" "kind" "SecretStore") "refreshInterval" "1h" "remoteKeys" dict -}}
+{{- $given := .Values.secrets.externalSecret | default dict -}}
+{{- toJson (mergeOverwrite $defaults (deepCopy $given)) -}}
+{{- end -}}
+
+{{/* Whether the operator makes the Secret of the gateway's own keys from a store (not with an existing Secret). */}}
+{{- define "gateway.externalSecret" -}}
+{{- if and (not .Values.secrets.existingSecret) (dig "externalSecret" "enabled" false .Values.secrets) }}true{{ end -}}
+{{- end -}}
+
+{{/* Whether the chart makes the Secret of the gateway's own keys from `secrets.values`. */}}
+{{- define "gateway.secretFromValues" -}}
+{{- if and (not .Values.secrets.existingSecret) (not (dig "externalSecret" "enabled" false .Values.secrets)) }}true{{ end -}}
+{{- end -}}
+
+{{/*
+Whether one of the gateway's own keys (.key) is supplied: an existing Secret is taken to hold every key it is
+asked for; the store, the keys it maps (`secrets.externalSecret.remoteKeys`); the values, the keys set there.
+*/}}
+{{- define "gateway.ownKeySupplied" -}}
+{{- $s := .root.Values.secrets -}}
+{{- if $s.existingSecret -}}true
+{{- else if dig "externalSecret" "enabled" false $s -}}{{ if hasKey (dig "externalSecret" "remoteKeys" dict $s) .key }}true{{ end }}
+{{- else if index $s.values .key -}}true
+{{- end -}}
 {{- end -}}
 
 {{- define "gateway.generatedSecretName" -}}
@@ -37,7 +75,7 @@ as a JSON list; empty when nothing is generated.
 */}}
 {{- define "gateway.generatedKeys" -}}
 {{- $keys := list -}}
-{{- if and (include "gateway.anyWebhooks" .) (not .Values.secrets.existingSecret) (not .Values.secrets.values.WEBHOOK_SECRET) -}}
+{{- if and (include "gateway.anyWebhooks" .) (not (include "gateway.ownKeySupplied" (dict "root" . "key" "WEBHOOK_SECRET"))) -}}
 {{- $keys = append $keys "WEBHOOK_SECRET" -}}
 {{- end -}}
 {{- if and (include "gateway.anyApi" .) .Values.queueBoard.enabled (not .Values.queueBoard.existingSecret) -}}
@@ -60,7 +98,7 @@ key: {{ ternary $v.queueBoard.existingSecretKey "QUEUES_BASIC_AUTH" (ne $v.queue
 {{- else if eq .variable "API_TOKENS" -}}
 name: {{ default $generated $v.apiTokens.existingSecret }}
 key: {{ ternary $v.apiTokens.existingSecretKey "API_TOKENS" (ne $v.apiTokens.existingSecret "") }}
-{{- else if and (eq .variable "WEBHOOK_SECRET") (not $v.secrets.existingSecret) (not $v.secrets.values.WEBHOOK_SECRET) -}}
+{{- else if and (eq .variable "WEBHOOK_SECRET") (not (include "gateway.ownKeySupplied" (dict "root" $root "key" "WEBHOOK_SECRET"))) -}}
 name: {{ $generated }}
 key: WEBHOOK_SECRET
 {{- else -}}

@@ -7,6 +7,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
+import { ExternalSecret } from '@kubernetes-models/external-secrets/external-secrets.io/v1';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { scaledObjectProblems } from './kedaScaledObject.js';
@@ -18,7 +19,7 @@ interface Validating {
   validate(): void;
 }
 
-/** The Kubernetes, prometheus-operator and KEDA schema of every kind the chart may render. */
+/** The Kubernetes, prometheus-operator, KEDA and External Secrets schema of every kind the chart may render. */
 const MODELS: Record<string, new (data: never) => Validating> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Pod': Pod,
@@ -37,6 +38,7 @@ const MODELS: Record<string, new (data: never) => Validating> = {
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
   'keda.sh/v1alpha1/ScaledObject': ScaledObject,
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+  'external-secrets.io/v1/ExternalSecret': ExternalSecret,
 };
 
 /** Problems of one object against its schema; a kind without a schema here is a problem too. */
