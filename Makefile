@@ -27,6 +27,7 @@ test: node_modules/.package-lock.json tools ## Type-check, lint, then every test
 
 test-cluster: node_modules/.package-lock.json tools ## The chart for real in the local cluster (root; starts it, builds and loads the images, installs the packaged chart from an OCI registry in it)
 	tools/install-registry
+	tools/install-external-secrets
 	npm test -- --selectProjects cluster --runInBand
 
 tools: ## Build the tools the tests run (Kubo, Helm, promtool; schemathesis from PyPI) into ~/.cache/frequency-gateway, once

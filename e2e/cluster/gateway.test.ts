@@ -2,9 +2,9 @@
 // namespace enforcing the restricted Pod Security Standard, with the image built from the Dockerfile, the in-cluster
 // devchain and the bundled Redis and IPFS on volumes. The suites share that release and run in this order, each
 // leaving it as the next expects: the last release installed from an OCI registry and upgraded under load to this
-// checkout, helm test, journeys, leader election, a worker killed under load, autoscaling and a rollback, the
-// readiness controller (the devchain goes away: its state is
-// lost, so it comes last) and the uninstall. Each prints its figures on one line starting with "cluster ".
+// checkout, helm test, journeys, leader election, a worker killed under load, autoscaling and a rollback, the keys
+// moved to a secret store, the readiness controller (the devchain goes away: its state is lost, so it comes last)
+// and the uninstall. Each prints its figures on one line starting with "cluster ".
 // Everything is reached from the host, which is the node: the apis, the IPFS gateway and the receiver through NodePort
 // Services on the node's address, the devchain through a port-forward on loopback, pods through the API server's proxy. Without root, the cluster binaries, Docker or Helm it fails, saying what is missing: never skips.
 import { randomBytes } from 'node:crypto';
@@ -21,6 +21,7 @@ import {
   componentOf,
   deliveredOnce,
   eachLimited,
+  ExternalSecretsOperator,
   FULLNAME,
   connectToRelease,
   type GatewayClient,
@@ -686,6 +687,91 @@ describe('autoscaling and rollback', () => {
         `rollback in ${rollback.seconds.toFixed(1)} s: HPAs gone, replicas 2`,
     );
   }, 600_000);
+});
+
+describe('secrets from a secret store', () => {
+  let operator: ExternalSecretsOperator | undefined;
+  afterAll(async () => operator?.stop(), 120_000);
+
+  test("an upgrade moves the gateway's keys to a SecretStore (External Secrets Operator); a key rotated there reaches the pods on a rollout restart", async () => {
+    const started = Date.now();
+    operator = await ExternalSecretsOperator.start(release.namespace);
+    const provider = baseValues(image, release.namespace).secrets.values.PROVIDER_ACCOUNT_SEED_PHRASE!;
+    const store = 'gateway-keys';
+    await operator.store(store, { 'gateway/provider': provider, 'gateway/webhook': WEBHOOK_SECRET });
+    const made = `${FULLNAME}-store`;
+    const upgrade = await release.upgrade({
+      secrets: {
+        externalSecret: {
+          enabled: true,
+          storeRef: { name: store },
+          refreshInterval: '2s',
+          remoteKeys: { PROVIDER_ACCOUNT_SEED_PHRASE: 'gateway/provider', WEBHOOK_SECRET: 'gateway/webhook' },
+        },
+      },
+    });
+    await release.allReady(300_000, RELEASE_PODS);
+    const secretOf = async () => {
+      const secret = await kube.get<{
+        data?: Record<string, string>;
+        metadata: { ownerReferences?: { kind: string }[] };
+      }>(`/api/v1/namespaces/${release.namespace}/secrets/${made}`);
+      const value = (key: string) => Buffer.from(secret.data?.[key] ?? '', 'base64').toString();
+      return { owners: secret.metadata.ownerReferences?.map((owner) => owner.kind), value };
+    };
+    expect((await secretOf()).owners).toEqual(['ExternalSecret']);
+    // Every component that signs or delivers webhooks reads its keys from the operator's Secret, none from values.
+    type EnvOf = { name: string; valueFrom?: { secretKeyRef?: { name: string } } };
+    const deployments =
+      await kube.get<List<{ spec: { template: { spec: { containers: { env?: EnvOf[] }[] } } } }>>(deploymentsPath());
+    const references = deployments.items.flatMap((deployment) =>
+      (deployment.spec.template.spec.containers[0]!.env ?? [])
+        .filter((env) => env.name === 'PROVIDER_ACCOUNT_SEED_PHRASE' || env.name === 'WEBHOOK_SECRET')
+        .map((env) => `${env.name} ${env.valueFrom?.secretKeyRef?.name}`),
+    );
+    expect(references.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(references.map((reference) => reference.split(' ')[1]))).toEqual(new Set([made]));
+
+    // Sign-up and broadcast with the keys from the store.
+    const { referenceId } = await gateway.signUp(`stored${randomBytes(3).toString('hex')}`);
+    await receiver.notificationOf(ACCOUNT_WEBHOOKS, referenceId, WEBHOOK_SECRET);
+    const [broadcast] = await postNumbered('stored keys', 1, 1);
+    await receiver.notificationOf(CONTENT_WEBHOOKS, broadcast!, WEBHOOK_SECRET);
+
+    // Rotation: the store's value changes, the operator updates the Secret, and a rollout restart hands it to the pods.
+    const rotated = randomBytes(24).toString('hex');
+    await operator.store(store, { 'gateway/provider': provider, 'gateway/webhook': rotated });
+    const rotating = Date.now();
+    await waitUntil(
+      async () => (await secretOf()).value('WEBHOOK_SECRET') === rotated,
+      60_000,
+      'the rotated key in the Secret',
+    );
+    const inSecret = seconds(rotating);
+    const components = SERVICES.flatMap((service) => [componentOf(service, 'api'), componentOf(service, 'worker')]);
+    // docs/chart.md's command: every Deployment of the release but the devchain's.
+    const restart = `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component!=devchain`;
+    await kubectl(['-n', release.namespace, 'rollout', 'restart', 'deployment', '-l', restart]);
+    for (const component of components)
+      await kubectl([
+        '-n',
+        release.namespace,
+        'rollout',
+        'status',
+        `deployment/${FULLNAME}-${component}`,
+        '--timeout=300s',
+      ]);
+    await release.allReady(300_000, RELEASE_PODS);
+    const restarted = seconds(rotating);
+    const after = await gateway.signUp(`rotated${randomBytes(3).toString('hex')}`);
+    const signed = await receiver.notificationOf(ACCOUNT_WEBHOOKS, after.referenceId, rotated);
+    expect(verifyWebhook(WEBHOOK_SECRET, signed.headers, signed.raw)).toBe(false);
+    say(
+      `cluster secret store: operator up and keys moved to the store in ${seconds(started)} s (upgrade ` +
+        `${upgrade.seconds.toFixed(1)} s); sign-up and broadcast signed with the stored key; rotated key in the Secret ` +
+        `after ${inSecret} s, in every pod after the rollout restart at ${restarted} s`,
+    );
+  }, 1_800_000);
 });
 
 describe('the readiness controller', () => {

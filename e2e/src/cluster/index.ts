@@ -13,3 +13,4 @@ export * from './portForward.js';
 export * from './previousRelease.js';
 export * from './redisGroup.js';
 export * from './suiteRelease.js';
+export * from './externalSecrets.js';
