@@ -1,4 +1,6 @@
 import { startRedisServer, waitUntil } from '@frequency-gateway/devstack';
+import { createLogger, ReadinessController, type ReadinessTransition } from '../src/index.js';
+import { captureLogLines } from './support/logLines.js';
 import { startTestComponent, testComponent } from './support/testComponent.js';
 
 describe('readiness follows Redis', () => {
@@ -47,5 +49,30 @@ describe('readiness follows Redis', () => {
       await component.stop();
       await redis.stop();
     }
+  });
+});
+
+describe('a readiness check in flight when readiness stops', () => {
+  it('reports nothing: the connections it probes are being closed by the component itself', async () => {
+    const { stream } = captureLogLines();
+    const logger = createLogger({ component: 'test', level: 'debug', pretty: false, destination: stream });
+    const readiness = new ReadinessController({ logger, timeoutMs: 5000, intervalMs: 50 });
+    let fail: ((error: Error) => void) | undefined;
+    let probes = 0;
+    readiness.add({
+      name: 'redis',
+      probe: () => (++probes === 1 ? Promise.resolve() : new Promise<void>((_, reject) => (fail = reject))),
+    });
+    const heard: ReadinessTransition[] = [];
+    readiness.onTransition((transition) => heard.push(transition));
+    readiness.start();
+    await waitUntil(async () => fail !== undefined, 5000, 'the second probe in flight');
+    expect(heard.map((t) => (t.kind === 'check' ? t.status : t.ready))).toEqual(['up', true]);
+    readiness.markShuttingDown();
+    readiness.stop();
+    fail!(new Error('Connection is closed.'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard.map((t) => (t.kind === 'check' ? t.status : t.ready))).toEqual(['up', true, false]);
+    expect(readiness.snapshot().checks.redis?.status).toBe('up');
   });
 });

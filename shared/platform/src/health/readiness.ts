@@ -91,6 +91,8 @@ export class ReadinessController {
   private readonly checks = new Map<string, { check: ReadinessCheck; state: CheckState; timer?: NodeJS.Timeout }>();
   private shuttingDown = false;
   private running = false;
+  /** Stopped after running: its connections are closing, so a check that ends now says nothing about the dependency. */
+  private stopped = false;
   private readonly gauge?: Gauge<'check'>;
   private readonly listeners = new Set<ReadinessListener>();
   /** Readiness as last told to listeners; a component starts out not ready. */
@@ -142,11 +144,13 @@ export class ReadinessController {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopped = false;
     for (const name of this.checks.keys()) void this.run(name);
   }
 
   stop(): void {
     this.running = false;
+    this.stopped = true;
     for (const entry of this.checks.values()) clearTimeout(entry.timer);
   }
 
@@ -197,6 +201,7 @@ export class ReadinessController {
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
     }
+    if (this.stopped) return;
     if (entry.check.target) entry.state.target = entry.check.target;
     this.record(name, entry.state, error, Math.round(performance.now() - started));
   }
