@@ -169,7 +169,7 @@ describe('a component records readiness events only inside a cluster', () => {
     // a dependency flap of its own (a first check timing out), but nothing comes after ShuttingDown: a check that
     // ends once readiness stopped (its connections closing) reports nothing.
     const all = reasons();
-    expect(all.filter((reason) => !reason.startsWith('Dependency'))).toEqual([
+    expect(all.filter((reason) => !reason?.startsWith('Dependency'))).toEqual([
       'Ready',
       'NotReady',
       'Ready',
