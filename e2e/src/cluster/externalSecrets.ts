@@ -1,16 +1,11 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { toolCacheDir } from '@frequency-gateway/devstack';
 import { kubectl, must, REPOSITORY } from '../commands.js';
 import { restrictedPod, suiteLabels } from './manifests.js';
 
 const NAME = 'external-secrets';
 const VERSION = 'v0.16.2';
-const CRDS = join(
-  process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
-  'frequency-gateway',
-  'bin',
-  `external-secrets-crds-${VERSION}.yaml`,
-);
+const CRDS = join(toolCacheDir(), `external-secrets-crds-${VERSION}.yaml`);
 
 /** What the controller reads and writes: its own kinds, the Secrets it makes, Events about them. */
 const RULES = [
