@@ -129,8 +129,17 @@ describe('a worker whose provider check fails at start', () => {
       PROVIDER_ACCOUNT_SEED_PHRASE: '//Eve',
       LIVENESS_MAX_PIPELINE_START_MS: '3000',
     });
-    await waitUntil(async () => (await health(worker, '/livez')).status === 503, 30_000, '/livez failing');
-    const live = (await health(worker, '/livez')).body;
+    // Under load the first attempt may still be running when the limit passes: stuck, with no reason yet.
+    let live: Record<string, unknown> = {};
+    await waitUntil(
+      async () => {
+        const answer = await health(worker, '/livez');
+        live = answer.body;
+        return answer.status === 503 && /has no MSA/.test(JSON.stringify(live.starting));
+      },
+      30_000,
+      '/livez failing with the reason',
+    );
     expect(live).toMatchObject({
       status: 'stuck',
       starting: { publisher: { limitMs: 3000, problem: expect.stringMatching(/has no MSA/) } },
