@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev check test test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check chart release cluster cluster-down skaffold monitoring keda clean
+.PHONY: help dev check test fuzz test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check chart release cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -29,6 +29,9 @@ test-cluster: node_modules/.package-lock.json tools ## The chart for real in the
 	tools/install-registry
 	tools/install-external-secrets
 	npm test -- --selectProjects cluster --runInBand
+
+fuzz: node_modules/.package-lock.json tools ## The api fuzzer with a long budget (FUZZ_EXAMPLES 100 cases per operation, at least FUZZ_MIN_REQUESTS 8000 requests; make test runs 25 and 2000)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} FUZZ_MIN_REQUESTS=$${FUZZ_MIN_REQUESTS:-8000} npm test -- --selectProjects slow --testPathPatterns e2e/test/fuzz
 
 tools: ## Build the tools the tests run (Kubo, Helm, promtool; schemathesis from PyPI) into ~/.cache/frequency-gateway, once
 	tools/install-kubo

@@ -1,5 +1,5 @@
 // Faults against the six components in containers, made through the container runtime (the default), or against
-// local processes, made with signals (E2E_STACK=local): a content-publishing worker killed in the middle of 2,000
+// local processes, made with signals (E2E_STACK=local): a content-publishing worker killed in the middle of a run of
 // broadcasts and started again, Redis restarted, the chain paused for 30 s, Kubo stopped for 30 s, the webhook
 // receiver down for a minute. Every accepted request must be finalized once, notified once and delivered once by
 // the content watcher; the apis' readiness must say 503 while a dependency is gone and 200 after. Prints one line
@@ -35,6 +35,12 @@ const accepted = new Map<string, { number: number; referenceId: string }[]>();
 const totals = { accepted: 0, finalized: 0, lost: 0, duplicated: 0, notifiedTwice: 0, redelivered: 0 };
 
 const say = (line: string) => process.stdout.write(`e2e faults (${gateway?.mode}): ${line}\n`);
+/**
+ * Broadcasts of the worker-kill test, the kill after half of them: several batches queued, one being signed and
+ * others waiting when the worker dies (FAULTS_KILL_BROADCASTS sets the number).
+ */
+const KILL_TOTAL = Number(process.env.FAULTS_KILL_BROADCASTS ?? 600);
+const KILL_AT = Math.floor(KILL_TOTAL / 2);
 const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
 const componentUrl = (component: string) => gateway.disruptions.componentUrl(component);
 
@@ -197,18 +203,18 @@ afterAll(async () => {
   );
 }, 120_000);
 
-test('the content-publishing worker killed (docker kill, SIGKILL) after 1,000 of 2,000 broadcasts, then started again: all finalized, notified and delivered once', async () => {
+test(`the content-publishing worker killed (docker kill, SIGKILL) after ${KILL_AT} of ${KILL_TOTAL} broadcasts, then started again: all finalized, notified and delivered once`, async () => {
   const started = Date.now();
   const tag = `kill-${randomBytes(3).toString('hex')}`;
   let killed: Promise<void> | undefined;
-  const { ids, refused } = await postNumbered(tag, 2000, (n) => {
-    if (n === 1000) killed = gateway.disruptions.killAndStart('content-publishing-worker');
+  const { ids, refused } = await postNumbered(tag, KILL_TOTAL, (n) => {
+    if (n === KILL_AT) killed = gateway.disruptions.killAndStart('content-publishing-worker');
   });
   await killed;
   expect(refused).toEqual([]);
-  expect(ids).toHaveLength(2000);
+  expect(ids).toHaveLength(KILL_TOTAL);
   say(
-    `worker killed after 1,000 accepted and started again: ${await settledOnce(tag, 2000, 300_000)} in ${seconds(started)} s`,
+    `worker killed after ${KILL_AT} accepted and started again: ${await settledOnce(tag, KILL_TOTAL, 300_000)} in ${seconds(started)} s`,
   );
 }, 600_000);
 

@@ -12,7 +12,7 @@ describe('publishing pipeline under faults', () => {
 
   beforeAll(async () => {
     stack = await startPipeline({
-      workerEnv: { BATCH_MAX_COUNT: '200', BATCH_INTERVAL_SECONDS: '2' },
+      workerEnv: { BATCH_MAX_COUNT: '100', BATCH_INTERVAL_SECONDS: '2' },
       genesis: { users: [...dsnpUsers(TEST_USERS).users, { account: '//Dave' }] },
     });
   }, 180_000);
@@ -22,9 +22,9 @@ describe('publishing pipeline under faults', () => {
     const from = await bestBlock(stack);
     const ids = await postBroadcasts(stack, {
       msaId: 2,
-      count: 2000,
+      count: 1000,
       label: 'kill',
-      at: 600,
+      at: 300,
       during: async () => {
         await stack.workers.shift()!.stop('SIGKILL');
         await stack.startWorker();
@@ -33,8 +33,8 @@ describe('publishing pipeline under faults', () => {
     const records = await stack.settled(ids, 150_000);
     expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
     const { rows, cids } = await rowsOnChain(stack, 2, from);
-    expect(rows).toHaveLength(2000);
-    expect(new Set(rows.map((row) => row.contentHash)).size).toBe(2000);
+    expect(rows).toHaveLength(1000);
+    expect(new Set(rows.map((row) => row.contentHash)).size).toBe(1000);
     // No batch file was announced twice.
     expect(new Set(cids).size).toBe(cids.length);
   }, 240_000);
@@ -72,11 +72,11 @@ describe('publishing pipeline under faults', () => {
   it('with two worker replicas closes each batch once and never reuses a nonce', async () => {
     const second = await stack.startWorker();
     const from = await bestBlock(stack);
-    const ids = await postBroadcasts(stack, { msaId: 4, count: 2000, label: 'replicas' });
+    const ids = await postBroadcasts(stack, { msaId: 4, count: 1000, label: 'replicas' });
     const records = await stack.settled(ids, 120_000);
     expect(records.filter((record) => record.state !== 'finalized')).toEqual([]);
     const { rows, cids } = await rowsOnChain(stack, 4, from);
-    expect(rows).toHaveLength(2000);
+    expect(rows).toHaveLength(1000);
     expect(new Set(cids).size).toBe(cids.length);
     // Both replicas worked, and the node refused none of their transactions.
     const batched = await Promise.all(
