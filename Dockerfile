@@ -15,13 +15,26 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && cp --parents package.json package-lock.json shared/*/package.json services/*/package.json \
-      dev/devchain/package.json dev/devstack/package.json e2e/package.json tools/package.json /manifests/
+      dev/devchain/package.json dev/devstack/package.json e2e/package.json tools/package.json /manifests/ \
+ && cp -r /manifests /install-manifests \
+ && find /install-manifests -name package.json -exec node -e ' \
+      const fs = require("node:fs"); \
+      const kept = ["name", "version", "private", "workspaces", "dependencies", "devDependencies", "optionalDependencies", \
+        "peerDependencies", "peerDependenciesMeta", "bundleDependencies", "overrides", "bin", "engines", "os", "cpu"]; \
+      for (const file of process.argv.slice(1)) { \
+        const manifest = JSON.parse(fs.readFileSync(file, "utf8")); \
+        fs.writeFileSync(file, JSON.stringify(Object.fromEntries(kept.filter((k) => k in manifest).map((k) => [k, manifest[k]])))); \
+      }' {} +
 
-# Every dependency and the TypeScript sources; compiles each package to its dist/.
-# Install scripts stay off, as in the repository (package.json "allowScripts"): nothing the gateway runs needs one.
-FROM base AS build
-COPY --from=manifests /manifests ./
+# Every dependency, production and development, installed from the manifests' install fields only (a description or
+# a script edited does not install again; the build and dev stages copy the whole manifests over them). Install
+# scripts stay off, as in the repository (package.json "allowScripts"): nothing the gateway runs needs one.
+FROM base AS dependencies
+COPY --from=manifests /install-manifests ./
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
+
+# The TypeScript sources, compiled: each package to its dist/.
+FROM dependencies AS build
 COPY . .
 # Incremental across builds on one machine (skaffold dev's loop): tools/build-with-cache keeps the compiler's output
 # in a BuildKit cache and recompiles by content what changed; the output is a clean build's. Locked: two builds at
@@ -38,6 +51,21 @@ RUN --mount=type=cache,id=frequency-gateway-tsc,target=/tsc-cache,sharing=locked
 FROM base AS production-dependencies
 COPY --from=manifests /manifests ./
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund
+
+# For development only (skaffold dev): every dependency, the TypeScript sources and their compiled dist/. Each api
+# and worker runs from dist/ under dev/images/dev-runner.mjs, which compiles a source file skaffold's file sync copies
+# into the container and restarts the components that import it. Sources and dist/ belong to the user the
+# components run as, so that the sync and the runner can write them (skaffold's dev profile turns the read-only root
+# filesystem off). The production image below is built without this stage.
+FROM dependencies AS dev
+COPY --chown=1000:1000 . .
+COPY --from=build --chown=1000:1000 /out/ ./
+ENV HOME=/tmp \
+    npm_config_cache=/tmp/.npm
+EXPOSE 3010 3011 3013 3020 3021 3023 9944
+USER 1000:1000
+ENTRYPOINT ["/app/dev/images/dev-entrypoint"]
+CMD ["--help"]
 
 FROM base AS production
 ARG VERSION=0.1.0

@@ -83,7 +83,7 @@ cluster: ## Build (once, cached) and start the local one-node Kubernetes (root);
 cluster-down: ## Stop the local cluster, leaving nothing on the host (state kept; dev/cluster/down --purge forgets it)
 	dev/cluster/down
 
-test-skaffold: node_modules/.package-lock.json ## dev/cluster/skaffold dev in the local cluster: deploys, forwards, redeploys a saved change (save-to-serving printed; root)
+test-skaffold: node_modules/.package-lock.json ## dev/cluster/skaffold dev in the local cluster: deploys, forwards, serves saved source edits through file sync and a manifest edit through a rebuilt image (save-to-serving printed; root)
 	tools/install-skaffold
 	npm test -- --selectProjects skaffold --runInBand
 

@@ -112,6 +112,29 @@ describe('Dockerfile', () => {
     expect(exposed.map(Number).sort()).toEqual([...COMPONENTS.map((c) => c.defaultPort), 9944].sort());
   });
 
+  it('has a development stage (skaffold dev) that the final stage is not built from, run as the same user through the dev entrypoint', () => {
+    const dev = stageNamed('dev') as Stage;
+    expect(dev).toBeDefined();
+    const ancestry = (stage: Stage | undefined): string[] =>
+      stage ? [stage.name ?? '', ...ancestry(stageNamed(stage.image))] : [];
+    expect(ancestry(final)).not.toContain('dev');
+    expect(final.instructions.map((i) => (i.getKeyword() === 'COPY' ? flag(i, 'from') : undefined))).not.toContain(
+      'dev',
+    );
+    const devInstructions = inherited(dev);
+    expect(words(last('USER', devInstructions) as Instruction)).toEqual(words(last('USER') as Instruction));
+    const entrypoint = (last('ENTRYPOINT', devInstructions) as JSONInstruction)
+      .getJSONStrings()
+      .map((s) => s.getJSONValue());
+    expect(entrypoint).toEqual(['/app/dev/images/dev-entrypoint']);
+    // What the entrypoint runs is in the build context.
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+    for (const file of ['dev/images/dev-entrypoint', 'dev/images/dev-runner.mjs']) {
+      expect(existsSync(join(root, file))).toBe(true);
+      expect(ignored).toContain(`!${file}`);
+    }
+  });
+
   it('keeps installed and built output, local state and tests out of the build context', () => {
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
     for (const pattern of ['**/node_modules', '**/dist', '**/*.tsbuildinfo', '.git', '.dev', '**/test'])
