@@ -85,7 +85,8 @@ function watchTree(directory) {
     if (!name) return;
     const path = join(directory, name);
     if (!/\.(ts|lua)$/.test(name)) {
-      if (existsSync(path) && statSync(path).isDirectory()) watchTree(path);
+      // statSync throws when the entry went away meanwhile (a temporary file renamed over a source).
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) watchTree(path);
       return;
     }
     clearTimeout(pending.get(path));
