@@ -60,6 +60,9 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=peer --ignore-
 FROM dependencies AS dev
 COPY --chown=1000:1000 . .
 COPY --from=build --chown=1000:1000 /out/ ./
+# Each service's packages in one module, which a component restarted by a synced edit loads in a fraction of the
+# time node_modules takes (dev/images/dev-vendor.mjs).
+RUN node dev/images/dev-vendor.mjs
 ENV HOME=/tmp \
     npm_config_cache=/tmp/.npm
 EXPOSE 3010 3011 3013 3020 3021 3023 9944

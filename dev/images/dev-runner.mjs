@@ -1,10 +1,10 @@
 // The development image's runner of an api or a worker (dev/images/dev-entrypoint): the component runs from its
-// compiled dist/ under `node --watch`, which restarts it when a module it loaded changes; this process turns a
-// saved TypeScript source (skaffold's file sync writes it into the container) into that module. Each changed
-// `<group>/<package>/src/<path>.ts` of services/ and shared/ is transpiled on its own, as the build's isolated
-// modules allow, to `<group>/<package>/dist/<path>.js`, and a `.lua` Redis script is copied beside it: only the
-// components that import the file restart. A source that does not transpile is reported and changes nothing, so
-// the last good process keeps answering until the next good save.
+// compiled dist/ under `node --watch`, which restarts it when a module it loaded changes (its packages come from the
+// service's vendor bundle: dev-vendor.mjs); this process turns a saved TypeScript source (skaffold's file sync writes
+// it into the container) into that module. Each changed `<group>/<package>/src/<path>.ts` of services/ and shared/
+// is transpiled on its own, as the build's isolated modules allow, to `<group>/<package>/dist/<path>.js`, and a
+// `.lua` Redis script is copied beside it: only the components that import the file restart. A source that does not
+// transpile is reported and changes nothing, so the last good process keeps answering until the next good save.
 import { spawn } from 'node:child_process';
 import {
   copyFileSync,
@@ -26,7 +26,15 @@ const say = (line) => process.stdout.write(`dev-runner: ${line}\n`);
 
 const component = spawn(
   process.execPath,
-  ['--watch', '--watch-preserve-output', 'bin/gateway.js', ...process.argv.slice(2)],
+  [
+    '--watch',
+    '--watch-preserve-output',
+    // The service's packages from its vendor bundle (dev-vendor.mjs), when the image has one.
+    '--import',
+    fileURLToPath(new URL('dev-vendor-hooks.mjs', import.meta.url)),
+    'bin/gateway.js',
+    ...process.argv.slice(2),
+  ],
   {
     cwd: root,
     stdio: 'inherit',

@@ -22,6 +22,8 @@ describe('skaffold dev on the local cluster', () => {
       // Every api was forwarded to loopback; the first document had the texts and no marker yet.
       for (const api of SKAFFOLD_APIS) expect(run.forwards.get(api)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(run.documentBefore).toEqual({ texts: true, marker: false });
+      // The development image's components load their packages from its vendor bundles.
+      expect(run.vendorBundle).toBe(true);
       // The source edits were served by the same Pods of the same image (their containers never restarted: the
       // watcher inside restarted the process), and skaffold built nothing for them.
       expect(run.serviceEdits).toHaveLength(EDITS_IN_A_ROW);

@@ -1,11 +1,11 @@
-// The development image's runner (dev/images/dev-runner.mjs), on a small tree of its own: a saved source is compiled
-// into dist/ and restarts the component only when the component imports it; a source that does not compile changes
-// nothing and the running process keeps going.
+// The development image's runner (dev/images/dev-runner.mjs), on a small tree of its own: the component's packages
+// come from its vendor bundle; a saved source is compiled into dist/ and restarts the component only when the
+// component imports it; a source that does not compile changes nothing and the running process keeps going.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { waitUntil } from '@frequency-gateway/devstack';
 
 const RUNNER = fileURLToPath(new URL('../../dev/images/dev-runner.mjs', import.meta.url));
@@ -30,8 +30,17 @@ beforeAll(async () => {
   write(
     'bin/gateway.js',
     "const { greeting } = await import('../services/demo/dist/greeting.js');\n" +
-      "console.log(`started ${process.argv.slice(2).join(' ')}: ${greeting}`);\n" +
+      "const { origin } = await import('../services/demo/dist/packaged.js');\n" +
+      "console.log(`started ${process.argv.slice(2).join(' ')}: ${greeting} (package from ${origin})`);\n" +
       'setInterval(() => {}, 60_000);\n',
+  );
+  // The service's vendor bundle (dev-vendor.mjs makes it in the image): its package is nowhere in node_modules, so
+  // only the runner's hooks can resolve it.
+  write('services/demo/dist/packaged.js', "export { origin } from 'demo-package';\n");
+  write('node_modules/.dev-vendor/demo/0.mjs', "export const origin = 'the vendor bundle';\n");
+  write(
+    'node_modules/.dev-vendor/demo/map.json',
+    JSON.stringify({ 'demo-package': pathToFileURL(join(tree, 'node_modules/.dev-vendor/demo/0.mjs')).href }),
   );
   write('services/demo/src/greeting.ts', "export const greeting: string = 'one';\n");
   write('services/demo/dist/greeting.js', "export const greeting = 'one';\n");
@@ -52,6 +61,11 @@ beforeAll(async () => {
 afterAll(() => {
   runner?.kill('SIGTERM');
   rmSync(tree, { recursive: true, force: true });
+});
+
+test("the component's packages come from its service's vendor bundle", () => {
+  expect(output).toContain('dev-vendor: demo: 1 packages from node_modules/.dev-vendor/demo');
+  expect(output).toContain('started demo api: one (package from the vendor bundle)');
 });
 
 test('a saved source the component imports is compiled into dist/ and the component restarts with it', async () => {

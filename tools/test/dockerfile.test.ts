@@ -127,9 +127,22 @@ describe('Dockerfile', () => {
       .getJSONStrings()
       .map((s) => s.getJSONValue());
     expect(entrypoint).toEqual(['/app/dev/images/dev-entrypoint']);
+    // The stage makes the vendor bundles its runner loads the packages from.
+    expect(
+      devInstructions.some(
+        (instruction) =>
+          instruction.getKeyword() === 'RUN' &&
+          instruction.getRawArgumentsContent()?.includes('dev/images/dev-vendor.mjs'),
+      ),
+    ).toBe(true);
     // What the entrypoint runs is in the build context.
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
-    for (const file of ['dev/images/dev-entrypoint', 'dev/images/dev-runner.mjs']) {
+    for (const file of [
+      'dev/images/dev-entrypoint',
+      'dev/images/dev-runner.mjs',
+      'dev/images/dev-vendor.mjs',
+      'dev/images/dev-vendor-hooks.mjs',
+    ]) {
       expect(existsSync(join(root, file))).toBe(true);
       expect(ignored).toContain(`!${file}`);
     }

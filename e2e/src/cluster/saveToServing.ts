@@ -85,6 +85,8 @@ export interface SaveToServing {
     saveToServingMs: number;
     phasesMs: { watcher?: number; build?: number; rollout?: number; forward?: number };
   };
+  /** The account api loaded its packages from the development image's vendor bundle (dev/images/dev-vendor.mjs). */
+  vendorBundle: boolean;
   /** The account api's OpenAPI document before the first save had the texts and no marker. */
   documentBefore: { texts: boolean; marker: boolean };
   /** The account api's image and Pods (name and restarts): at the start, after the synced edits, after the rebuild. */
@@ -120,7 +122,9 @@ export function describeSaveToServing(run: SaveToServing, prefix: string): strin
   const row = (what: string, edits: SyncedEdit[]) => {
     const { medianMs, worstMs } = editFigures(edits);
     const each = edits.map((edit) => (edit.saveToServingMs / 1000).toFixed(1)).join(', ');
-    return `${prefix}save to serving, ${what} (file sync, ${edits.length} in a row): median ${seconds(medianMs)}, worst ${seconds(worstMs)} (${each} s)`;
+    const watched = edits.flatMap((edit) => (edit.watcherMs === undefined ? [] : [edit.watcherMs]));
+    const watcher = watched.length > 0 ? `; save to skaffold syncing: median ${seconds(median(watched))}` : '';
+    return `${prefix}save to serving, ${what} (file sync, ${edits.length} in a row): median ${seconds(medianMs)}, worst ${seconds(worstMs)} (${each} s${watcher})`;
   };
   const lines = [
     `${prefix}start to serving ${seconds(run.startToServingMs)}`,
@@ -218,6 +222,9 @@ export async function measureSaveToServing(stepTimeoutMs = 20 * 60_000): Promise
     const runId = randomBytes(3).toString('hex');
     const before = await document();
     const deployedBefore = await deployed();
+    const vendorBundle = (
+      await kubectl(['-n', namespace, 'logs', `deployment/${SKAFFOLD_APIS[0]}`, '--tail=-1'])
+    ).includes('dev-vendor: account: ');
 
     const originals = new Map<string, string>();
     for (const { file, text } of Object.values(EDITS)) {
@@ -273,6 +280,7 @@ export async function measureSaveToServing(stepTimeoutMs = 20 * 60_000): Promise
           forward: stabilized && served - stabilized.at,
         },
       },
+      vendorBundle,
       documentBefore: {
         texts: before.includes('The MSA id and handle of an account key') && before.includes('The request is invalid'),
         marker: before.includes(runId),
