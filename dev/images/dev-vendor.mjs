@@ -8,13 +8,14 @@
 //   node_modules/.dev-vendor/<service>/<n>.mjs      one module per package specifier, exporting its names
 //   node_modules/.dev-vendor/<service>/map.json     specifier → module URL
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = process.env.DEV_RUNNER_ROOT ?? fileURLToPath(new URL('../..', import.meta.url));
-export const SERVICES = ['account', 'content-publishing', 'content-watcher'];
+/** Every service under services/ (each has a dist/main.js). */
+const SERVICES = readdirSync(join(root, 'services')).sort();
 
 /** The specifiers a service's code imports that resolve into node_modules (its workspace packages are followed). */
 async function packagesOf(service) {
