@@ -121,7 +121,10 @@ drop_empty_tables() {
       # Anything but the table, its built-in chains (named in capitals, as iptables makes them) with an accept
       # policy, and closing braces: someone's rule or chain, so the table stays.
       content="$(grep -vE '^table |^[[:space:]]*chain (PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) \{$|^[[:space:]]*type [a-z]+ hook [a-z]+ priority [a-z0-9+-]+; policy accept;$|^[[:space:]]*\}$|^[[:space:]]*$' <<<"$listing" || true)"
-      [ -n "$content" ] || nft delete table "$family" "$table"
+      [ -z "$content" ] || continue
+      # Another clean-up may have dropped it since the listing: only a table still there is a failure.
+      nft delete table "$family" "$table" 2>/dev/null || ! nft list table "$family" "$table" >/dev/null 2>&1 ||
+        die "could not remove the empty $family $table table: nft delete table $family $table"
     done
   done
 }

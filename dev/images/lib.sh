@@ -8,6 +8,7 @@ DOCKER_DIR="${FG_DOCKER_DIR:-/var/lib/frequency-gateway-docker}"
 DOCKER_EXEC_ROOT="${FG_DOCKER_EXEC_ROOT:-/run/frequency-gateway-docker}"
 DOCKER_SOCKET="${FG_DOCKER_SOCKET:-/run/frequency-gateway-docker.sock}"
 DOCKER_PIDFILE="$DOCKER_EXEC_ROOT.pid"
+DOCKER_LOCK="$DOCKER_EXEC_ROOT.lock"
 # Debian's own client (20.10): a newer `docker` earlier on PATH may lack the buildx plugin BuildKit needs.
 DOCKER=/usr/bin/docker
 BASE_IMAGE=node:20-trixie-slim
@@ -29,6 +30,16 @@ use_docker() {
     eval "$("$IMAGES_TOOLS/docker-up")"
   fi
   export DOCKER_HOST DOCKER_BUILDKIT=1
+}
+
+# Holds the lock on the project dockerd until this script exits, so that two suites starting it at once (the two
+# jest runs of `make test` do) take turns: the second finds it answering rather than cleaning up under the first.
+# docker-up's own call of docker-down inherits the lock (FG_DOCKER_LOCKED) instead of waiting for itself.
+hold_docker_lock() {
+  [ -z "${FG_DOCKER_LOCKED:-}" ] || return 0
+  exec {docker_lock_fd}>"$DOCKER_LOCK"
+  flock "$docker_lock_fd"
+  export FG_DOCKER_LOCKED=1
 }
 
 docker_answers() {
