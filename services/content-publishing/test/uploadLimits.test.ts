@@ -1,8 +1,10 @@
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { startDevchain, type Devchain } from '@frequency-gateway/devchain';
 import { startKubo, startRedisServer, type LocalKubo, type LocalRedis } from '@frequency-gateway/devstack';
 import { Redis } from 'ioredis';
 import { startComponentProcess, type ComponentProcess } from '@frequency-gateway/devstack/gateway';
-import { generatedBytes, multipartBody, sendMultipart, type FormPart } from './support/apiProcess.js';
+import { FORM_BOUNDARY, generatedBytes, multipartBody, sendMultipart, type FormPart } from './support/apiProcess.js';
 import { expectDocumented, png } from './support/stack.js';
 
 const MiB = 1024 * 1024;
@@ -106,6 +108,48 @@ describe('upload limits, enforced while streaming', () => {
     expect(answer.ms).toBeLessThan(5_000);
     expect(api.memory().peak - memory.rss).toBeLessThan(16 * MiB);
     expect(await kept()).toEqual(before);
+  }, 60_000);
+
+  it('a client that reads its answer late (a busy or slow one, 3 s) still gets it: the refused connection waits', async () => {
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    // Not reading, as a client busy elsewhere; a reset by the server would fail its pending writes.
+    socket.pause();
+    const errors: Error[] = [];
+    socket.on('error', (error) => errors.push(error));
+    socket.write(
+      'POST /v2/asset/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n' +
+        `Content-Type: multipart/form-data; boundary=${FORM_BOUNDARY}\r\n\r\n`,
+    );
+    // Eleven files (refused at the 11th), then 64 MiB more that the api never reads.
+    const files: FormPart[] = Array.from({ length: 11 }, (_, i) => ({
+      name: 'files',
+      filename: `${i}.png`,
+      type: 'image/png',
+      content: png(16, i),
+    }));
+    files.push({ name: 'files', filename: 'more.png', type: 'image/png', content: generatedBytes(64 * MiB) });
+    for await (const chunk of multipartBody(files)) {
+      socket.write(`${chunk.byteLength.toString(16)}\r\n`);
+      socket.write(chunk);
+      socket.write('\r\n');
+    }
+    // The scenario: the client gets to its answer 3 s late.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.resume();
+    await new Promise<void>((resolve) => {
+      const seen = () => /\r\n\r\n\{.*\}/s.test(answer) || errors.length > 0 || socket.destroyed;
+      if (seen()) return resolve();
+      const check = () => seen() && (socket.off('data', check), socket.off('close', check), resolve());
+      socket.on('data', check);
+      socket.on('close', check);
+    });
+    socket.destroy();
+    expect(errors.map(String)).toEqual([]);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/more than 10 files in one request/);
   }, 60_000);
 
   it('400 for more text fields than the limit, and for a text field over its size', async () => {

@@ -285,15 +285,19 @@ class Reception {
   }
 }
 
-/** How long a refused request's connection stays open after its answer, for the client to read it. */
-const LINGER_MS = 2_000;
+/**
+ * How long a refused request's connection stays open after its answer, at most, for the client to read it: a client
+ * that reads it closes the connection itself; a busy or slow one may take seconds to get to it (nginx lingers up to
+ * 30 s too).
+ */
+const LINGER_MS = 30_000;
 
 /**
  * A lingering close for an answer given before the body was read. Closing at once would reset the connection
  * under a client still sending, and the reset can take the answer with it before the client reads it (it then
  * sees only EPIPE or ECONNRESET). So our side ends after the answer and the connection stays open, unread, for
  * LINGER_MS: the client reads the answer and stops (its sending blocks once the buffers are full, a few MiB at
- * most), then the connection closes. Node closes a `Connection: close` answer's socket with destroySoon(); this
+ * most), and closes the connection, or LINGER_MS passes. Node closes a `Connection: close` answer's socket with destroySoon(); this
  * socket's does the above instead.
  */
 function closeAfterAnswer(request: Request): void {
