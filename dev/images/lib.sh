@@ -37,11 +37,23 @@ use_docker() {
 # docker-up's own call of docker-down inherits the lock (FG_DOCKER_LOCKED) instead of waiting for itself.
 hold_docker_lock() {
   [ -z "${FG_DOCKER_LOCKED:-}" ] || return 0
-  exec {docker_lock_fd}>"$DOCKER_LOCK"
-  flock "$docker_lock_fd"
+  hold_lock "$DOCKER_LOCK"
   export FG_DOCKER_LOCKED=1
+}
+
+# Holds an exclusive lock on FILE until this script exits (its descriptor in held_lock_fd).
+hold_lock() {
+  exec {held_lock_fd}>"$1"
+  flock "$held_lock_fd"
 }
 
 docker_answers() {
   DOCKER_HOST="unix://$DOCKER_SOCKET" "$DOCKER" version --format '{{.Server.Version}}' >/dev/null 2>&1
+}
+
+# When the project dockerd answers: says so and prints the DOCKER_HOST line (docker-up's output).
+print_answering_host() {
+  docker_answers || return 1
+  echo "images: dockerd already answers on $DOCKER_SOCKET" >&2
+  echo "export DOCKER_HOST=unix://$DOCKER_SOCKET"
 }
