@@ -144,4 +144,15 @@ describe('held sealing', () => {
     expect(statuses).toContain('Finalized');
     expect(c.devchain.chain.best.number).toBeGreaterThan(heldAt);
   });
+
+  it('answers the hold after a seal already under way, so that no block follows the number it gives', async () => {
+    const chain = c.devchain.chain;
+    // A seal queued just before the hold, as an interval tick can be.
+    const underWay = chain.command({ createEmpty: true, finalize: true });
+    const heldAt = await devchainControl(c.devchain.url).holdSealing();
+    const sealed = await underWay;
+    expect(heldAt).toBe(sealed.number);
+    await holdsFor(600, () => expect(chain.best.number).toBe(heldAt));
+    await devchainControl(c.devchain.url).resumeSealing();
+  });
 });

@@ -737,11 +737,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Holds the sealing mode (a devchain control; a node has none): interval and instant sealing make no block until
    * `resumeSealing`, while transactions still enter the pool; `engine_createBlock` and reorganisations still work.
-   * Returns the best block number.
+   * Resolves with the best block number once the seals queued before the hold have run, so that no block follows it.
    */
-  holdSealing(): number {
+  holdSealing(): Promise<number> {
     this.sealingHeld = true;
-    return this.best.number;
+    return this.enqueue(() => this.best.number);
   }
 
   /** Ends `holdSealing`: instant sealing seals what is ready at once; interval sealing goes on at its next tick. */
