@@ -90,22 +90,21 @@ describe('upload limits, enforced while streaming', () => {
     120_000,
   );
 
-  it('400 for 10,000 tiny file parts, answered at the 11th, with no growth of the api’s memory', async () => {
+  it('400 for 500,000 tiny file parts (about 75 MB), answered at the 11th before the rest is read, with no growth of the api’s memory', async () => {
     const before = await kept();
-    const parts = Array.from({ length: 10_000 }, (_, i) => ({
-      name: 'files',
-      filename: `${i}.png`,
-      type: 'image/png',
-      content: png(16, i),
-    }));
+    function* parts() {
+      for (let i = 0; i < 500_000; i++)
+        yield { name: 'files', filename: `${i}.png`, type: 'image/png', content: png(16, i) };
+    }
     api.resetPeak();
     const memory = api.memory();
-    const answer = await sendMultipart(api.url, multipartBody(parts));
+    const answer = await sendMultipart(api.url, inChunksOf(64 * 1024, multipartBody(parts())));
     expect(answer.status).toBe(400);
     expect(messageOf(answer.text)).toEqual([
       'body.files: more than 10 files in one request, the most it may carry (FILE_UPLOAD_COUNT_LIMIT)',
     ]);
-    expect(answer.ms).toBeLessThan(5_000);
+    // The client got to send what the sockets buffer on the way, not the 75 MB.
+    expect(answer.sent).toBeLessThan(32 * MiB);
     expect(api.memory().peak - memory.rss).toBeLessThan(16 * MiB);
     expect(await kept()).toEqual(before);
   }, 60_000);
@@ -209,3 +208,19 @@ describe('upload limits, enforced while streaming', () => {
     );
   }, 60_000);
 });
+
+/** The body in writes of about `size` bytes (many tiny parts, few writes): the client's cost is not what is measured. */
+async function* inChunksOf(size: number, body: AsyncIterable<Uint8Array>) {
+  let pending: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    pending.push(chunk);
+    length += chunk.byteLength;
+    if (length >= size) {
+      yield Buffer.concat(pending);
+      pending = [];
+      length = 0;
+    }
+  }
+  if (length > 0) yield Buffer.concat(pending);
+}
