@@ -1,7 +1,7 @@
 import busboy, { type Busboy, type FileInfo } from 'busboy';
 import type { Request, RequestHandler } from 'express';
 import type { Readable } from 'node:stream';
-import { badRequest, HttpError, serviceUnavailable, type Logger } from '@frequency-gateway/platform';
+import { badRequest, closeAfterAnswer, HttpError, serviceUnavailable, type Logger } from '@frequency-gateway/platform';
 import { ContentTooLargeError, type ContentStore, type StoredContent } from '@frequency-gateway/storage';
 import { z } from 'zod';
 import type { AssetCatalog } from './assets.js';
@@ -283,30 +283,6 @@ class Reception {
     closeAfterAnswer(this.request);
     this.next(new HttpError(error.statusCode, error.messages, { ...error.headers, connection: 'close' }));
   }
-}
-
-/**
- * How long a refused request's connection stays open after its answer, at most, for the client to read it: a client
- * that reads it closes the connection itself; a busy or slow one may take seconds to get to it (nginx lingers up to
- * 30 s too).
- */
-const LINGER_MS = 30_000;
-
-/**
- * A lingering close for an answer given before the body was read. Closing at once would reset the connection
- * under a client still sending, and the reset can take the answer with it before the client reads it (it then
- * sees only EPIPE or ECONNRESET). So our side ends after the answer and the connection stays open, unread, for
- * LINGER_MS: the client reads the answer and stops (its sending blocks once the buffers are full, a few MiB at
- * most), and closes the connection, or LINGER_MS passes. Node closes a `Connection: close` answer's socket with destroySoon(); this
- * socket's does the above instead.
- */
-function closeAfterAnswer(request: Request): void {
-  const socket = request.socket;
-  socket.destroySoon = () => {
-    socket.end();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    socket.once('close', () => clearTimeout(timer));
-  };
 }
 
 /** The `files` field of a multipart body: one part per file, each with its own Content-Type. */
