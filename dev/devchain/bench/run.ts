@@ -1,6 +1,6 @@
-// Devchain benchmarks: start to first block, signed extrinsics per block in interval mode, memory after
-// 10,000 blocks. Each figure comes with a baseline measured in the same run, and the ratio between them. Printed,
-// and written to docs/measurements/devchain.json.
+// Devchain benchmarks: start to first block, signed extrinsics per block in interval mode, memory over
+// 12,000 blocks, pruned and archive. Each figure comes with a baseline measured in the same run, and the ratio
+// between them. Printed, and written to docs/measurements/devchain.json.
 import { ApiPromise, WsProvider } from '@polkadot/api';
 import type { KeyringPair } from '@polkadot/keyring/types';
 import { Metadata, TypeRegistry } from '@polkadot/types';
@@ -79,27 +79,51 @@ async function extrinsicsPerBlock(total: number, blockTimeMs: number) {
   report({ name: 'ratio accepted / signed per second', value: ratio, unit: '×', baseline: SIGNING });
 }
 
-async function memoryAfterBlocks(blocks: number) {
-  const devchain = await startDevchain({ sealing: 'instant' });
-  gc();
-  const baseline = process.memoryUsage().heapUsed;
+/** Seals `blocks` empty blocks in a devchain keeping `keepBlocks`: its heap after genesis, halfway and at the end. */
+async function heapOverBlocks(blocks: number, keepBlocks: number | 'archive') {
+  const devchain = await startDevchain({ sealing: 'instant', keepBlocks });
+  const heap = () => (gc(), process.memoryUsage().heapUsed);
+  const genesis = heap();
+  const half = Math.floor(blocks / 2);
   const started = performance.now();
-  for (let index = 0; index < blocks; index++) devchain.chain.seal();
+  for (let index = 0; index < half; index++) devchain.chain.seal();
+  const middle = heap();
+  for (let index = half; index < blocks; index++) devchain.chain.seal();
   const seconds = (performance.now() - started) / 1000;
-  gc();
-  const after = process.memoryUsage().heapUsed;
+  const after = heap();
   await devchain.close();
+  return { genesis, after, secondHalfPerBlock: (after - middle) / (blocks - half), seconds };
+}
+
+async function memoryOverBlocks(blocks: number, keepBlocks: number) {
+  // The pruned chain first: its heap after genesis is then the process's own, with no closed chain in it.
+  const pruned = await heapOverBlocks(blocks, keepBlocks);
+  const archive = await heapOverBlocks(blocks, 'archive');
   const GENESIS = 'baseline: heap after genesis';
-  report({ name: `memory: heap after ${blocks} blocks`, value: mib(after), unit: 'MiB', baseline: GENESIS });
-  report({ name: GENESIS, value: mib(baseline), unit: 'MiB' });
-  report({ name: 'memory: growth per block', value: round((after - baseline) / blocks / 1024, 2), unit: 'KiB' });
-  report({ name: 'ratio heap after / after genesis', value: round(after / baseline, 2), unit: '×', baseline: GENESIS });
-  report({ name: 'sealing: empty blocks per second', value: round(blocks / seconds), unit: '/s' });
+  const ARCHIVE = 'baseline: archive, growth per block';
+  notes.push(
+    `Memory: ${blocks} empty blocks (BENCH_BLOCKS) sealed in one process, once keeping every block (archive) and ` +
+      `once keeping ${keepBlocks} (BENCH_KEEP_BLOCKS); growth per block over the second half, when the kept window ` +
+      'and the BlockHash window (4,096) are full.',
+  );
+  report({ name: `memory: heap after ${blocks} blocks`, value: mib(pruned.after), unit: 'MiB', baseline: GENESIS });
+  report({ name: GENESIS, value: mib(pruned.genesis), unit: 'MiB' });
+  report({
+    name: 'ratio heap after / after genesis',
+    value: round(pruned.after / pruned.genesis, 2),
+    unit: '×',
+    baseline: GENESIS,
+  });
+  const perBlock = round(pruned.secondHalfPerBlock / 1024, 3);
+  report({ name: `memory: growth per block, keeping ${keepBlocks}`, value: perBlock, unit: 'KiB', baseline: ARCHIVE });
+  report({ name: ARCHIVE, value: round(archive.secondHalfPerBlock / 1024, 3), unit: 'KiB' });
+  report({ name: `memory: archive heap after ${blocks} blocks`, value: mib(archive.after), unit: 'MiB' });
+  report({ name: 'sealing: empty blocks per second', value: round(blocks / pruned.seconds), unit: '/s' });
 }
 
 await startToFirstBlock();
 await extrinsicsPerBlock(Number(process.env.BENCH_TRANSFERS ?? 1500), Number(process.env.BENCH_BLOCK_TIME_MS ?? 2000));
-await memoryAfterBlocks(Number(process.env.BENCH_BLOCKS ?? 10_000));
+await memoryOverBlocks(Number(process.env.BENCH_BLOCKS ?? 12_000), Number(process.env.BENCH_KEEP_BLOCKS ?? 1_000));
 const written = writeBenchmarkResult({
   benchmark: 'devchain',
   title: 'Devchain: start, transfers per block, memory over blocks',

@@ -4,7 +4,7 @@ import { BasePathError } from './chain/basePath.js';
 import { startDevchain, type Devchain } from './devchain.js';
 import { GenesisFileError, readExtraGenesis } from './genesis/extraGenesis.js';
 
-const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--reorg-every N] [--reorg-depth 1-3] [--base-path dir] [--upgrade-runtime-at N]`;
+const USAGE = `usage: devchain [--port 9944] [--host 127.0.0.1] [--sealing instant|interval|manual] [--block-time 6000] [--create-empty-blocks true|false] [--finality-lag 0] [--genesis extra.json] [--stall-finality-at N] [--silence-subscriptions-at N] [--reorg-every N] [--reorg-depth 1-3] [--keep-blocks N|archive] [--base-path dir] [--upgrade-runtime-at N]`;
 
 function parse() {
   const { values } = parseArgs({
@@ -20,6 +20,7 @@ function parse() {
       'silence-subscriptions-at': { type: 'string' },
       'reorg-every': { type: 'string' },
       'reorg-depth': { type: 'string' },
+      'keep-blocks': { type: 'string' },
       'base-path': { type: 'string' },
       'upgrade-runtime-at': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -41,6 +42,11 @@ function parse() {
   const reorgDepth = integer('reorg-depth', values['reorg-depth'], 1);
   if (reorgDepth !== undefined && reorgDepth > 3) problems.push('--reorg-depth must be 1, 2 or 3');
   const finalityLag = integer('finality-lag', values['finality-lag'], 0) ?? 0;
+  const keepText = values['keep-blocks'];
+  const keepBlocks =
+    keepText === 'archive' ? ('archive' as const) : keepText === undefined ? undefined : Number(keepText);
+  if (typeof keepBlocks === 'number' && !(Number.isInteger(keepBlocks) && keepBlocks >= 1))
+    problems.push('--keep-blocks must be an integer ≥ 1, or archive');
   if (reorgEvery !== undefined && finalityLag < (reorgDepth ?? 1))
     problems.push('--reorg-every needs a --finality-lag of at least --reorg-depth (finalized blocks never change)');
   const options = {
@@ -56,6 +62,7 @@ function parse() {
     basePath: values['base-path'],
     reorgEvery,
     reorgDepth,
+    keepBlocks,
     upgradeRuntimeAt: integer('upgrade-runtime-at', values['upgrade-runtime-at'], 1),
   };
   if (values.help || problems.length > 0) {
@@ -85,6 +92,7 @@ async function start(): Promise<Devchain> {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       ...(options.reorgEvery === undefined ? {} : { reorgEvery: options.reorgEvery }),
       ...(options.reorgDepth === undefined ? {} : { reorgDepth: options.reorgDepth }),
+      ...(options.keepBlocks === undefined ? {} : { keepBlocks: options.keepBlocks }),
       ...(options.upgradeRuntimeAt === undefined ? {} : { upgradeRuntimeAt: options.upgradeRuntimeAt }),
       onInternalError: (error, method) =>
         process.stderr.write(`devchain: internal error in ${method}: ${String(error)}\n`),

@@ -23,6 +23,9 @@ import { RpcMethods } from './rpc/methods.js';
 import { serveRpc } from './rpc/server.js';
 import { Runtime } from './runtime/runtime.js';
 
+/** Blocks a devchain keeps unless told otherwise: a day of six-second blocks. */
+export const DEFAULT_KEEP_BLOCKS = 14_400;
+
 export interface DevchainOptions {
   /** TCP port; 0 (the default) picks a free one. */
   port?: number;
@@ -54,6 +57,12 @@ export interface DevchainOptions {
   reorgEvery?: number;
   /** Depth of the reorganisations `reorgEvery` makes: 1–3 (1 by default). */
   reorgDepth?: number;
+  /**
+   * How many of the latest blocks keep their state, header and body (`DEFAULT_KEEP_BLOCKS` by default, so that a
+   * devchain running for days holds a bounded past); older finalized ones are forgotten, all but genesis's header.
+   * `'archive'` keeps every block.
+   */
+  keepBlocks?: number | 'archive';
   /**
    * Keep the chain in this directory (a node's `--base-path`): every sealed block and finality move is written
    * as it happens, and a devchain started on the same directory with the same genesis options replays them and
@@ -177,6 +186,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     ...(options.stallFinalityAt === undefined ? {} : { stallFinalityAt: options.stallFinalityAt }),
     ...(options.reorgEvery === undefined ? {} : { reorgEvery: options.reorgEvery }),
     ...(options.reorgDepth === undefined ? {} : { reorgDepth: options.reorgDepth }),
+    ...(options.keepBlocks === 'archive' ? {} : { keepBlocks: options.keepBlocks ?? DEFAULT_KEEP_BLOCKS }),
     ...(options.onInternalError
       ? { onInternalError: (error: unknown) => options.onInternalError?.(error, 'dispatch') }
       : {}),

@@ -16,6 +16,8 @@ export interface DevchainProcessOptions {
   /** Reorganise the best chain every this many sealed blocks (`--reorg-every`), by `reorgDepth` (`--reorg-depth`). */
   reorgEvery?: number;
   reorgDepth?: number;
+  /** How many of the latest blocks the devchain keeps (`--keep-blocks`), or all of them. */
+  keepBlocks?: number | 'archive';
 }
 
 /** The devchain as a process of its own: what e2e suites and multi-process tests run. */
@@ -41,6 +43,7 @@ export async function spawnDevchain(options: DevchainProcessOptions = {}): Promi
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
   if (options.reorgEvery !== undefined) args.push('--reorg-every', String(options.reorgEvery));
   if (options.reorgDepth !== undefined) args.push('--reorg-depth', String(options.reorgDepth));
+  if (options.keepBlocks !== undefined) args.push('--keep-blocks', String(options.keepBlocks));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     const lines: string[] = [];

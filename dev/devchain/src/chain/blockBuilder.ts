@@ -194,6 +194,9 @@ export class BlockBuilder {
   finish(parentStateRoot: Uint8Array): { block: Block; changes: ReadonlyMap<Key, Uint8Array | undefined> } {
     const { registry, storage } = this.runtime;
     for (const pallet of this.runtime.palletRuntimes()) pallet.onFinalize?.(this.hookContext('Finalization'));
+    // As frame_system's finalize: the hash window moves on by one block (genesis's hash stays).
+    const stale = this.number - this.runtime.blockHashCount - 1;
+    if (stale > 0) storage.set(this.overlay, 'System', 'BlockHash', [stale], undefined);
     const events = this.overlay.events();
     this.overlay.set(storage.key('System', 'Events'), u8aConcat(compactToU8a(events.length), ...events));
     storage.set(this.overlay, 'System', 'EventCount', [], events.length);

@@ -6,6 +6,7 @@ import type { AccountHex, BlockHookContext } from '../runtime/context.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { TransactionRejected } from '../runtime/errors.js';
 import { BlockBuilder, type Block } from './blockBuilder.js';
+import { KeptBlocks } from './keptBlocks.js';
 import { checkExtrinsic, type ChainFacts, type Hex } from './extrinsic.js';
 import { TransactionPool, type TransactionStatus } from './pool.js';
 import { Overlay, VersionedState, type StateView } from '../state/state.js';
@@ -122,7 +123,15 @@ export interface ChainOptions {
   reorgEvery?: number;
   /** Depth of the reorganisations `reorgEvery` makes (1–3; 1 by default). */
   reorgDepth?: number;
+  /**
+   * How many of the latest blocks keep their state, header and body (a node's state pruning); older finalized
+   * ones are forgotten, all but genesis's header. Every block is kept when omitted (an archive).
+   */
+  keepBlocks?: number;
 }
+
+/** Pruning forgets blocks this many at a time (or `keepBlocks` at a time, when fewer), not one per block. */
+const PRUNE_CHUNK = 256;
 
 interface ChainEvents {
   block: [Block];
@@ -146,9 +155,10 @@ interface RuntimeSpan {
 export class Chain extends EventEmitter<ChainEvents> {
   readonly state = new VersionedState();
   readonly pool: TransactionPool;
-  private readonly blocks: Block[] = [];
+  private readonly kept = new KeptBlocks();
   private readonly byHash = new Map<Hex, Block>();
-  private readonly stateRoots: Uint8Array[] = [];
+  /** Blocks a reorganisation retracted: still known by hash until pruning reaches their number. */
+  private readonly retracted: Block[] = [];
   private finalizedNumber = 0;
   /** Where a finality stall holds the finalized head (best blocks go on), and where finality would be without it. */
   private finalityHeldAt: number | undefined;
@@ -175,6 +185,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.now = options.now ?? Date.now;
     this.finalityHeldAt = options.stallFinalityAt;
     const { reorgEvery, reorgDepth = 1 } = options;
+    if (options.keepBlocks !== undefined && (!Number.isInteger(options.keepBlocks) || options.keepBlocks < 1))
+      throw new RangeError('keepBlocks must be an integer ≥ 1');
     if (reorgEvery !== undefined) {
       if (!Number.isInteger(reorgEvery) || reorgEvery < 1) throw new RangeError('reorgEvery must be an integer ≥ 1');
       checkDepth(reorgDepth);
@@ -269,35 +281,45 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private record(block: Block, stateRoot: Uint8Array): void {
-    this.blocks.push(block);
+    this.kept.push(block, stateRoot);
     this.byHash.set(block.hash, block);
-    this.stateRoots.push(stateRoot);
   }
 
   get best(): Block {
-    return this.blocks[this.blocks.length - 1] as Block;
+    return this.kept.best.block;
   }
 
   get finalized(): Block {
-    return this.blocks[this.finalizedNumber] as Block;
+    return (this.kept.get(this.finalizedNumber) ?? this.kept.best).block;
+  }
+
+  /** The oldest block whose state is kept (0 until pruning forgot some; see `keepBlocks`). */
+  get firstKept(): number {
+    return this.kept.first;
   }
 
   get genesisHash(): Hex {
     return this.facts.genesisHash;
   }
 
+  /** A block of the best chain by number; undefined past the best, or pruned (genesis is always known). */
   blockByNumber(number: number): Block | undefined {
-    return this.blocks[number];
+    return this.kept.get(number)?.block;
   }
 
-  /** A block by hash: on the best chain, or retracted by a reorganisation (kept, as a node keeps it until pruned). */
+  /** A block by hash: on the best chain, or retracted by a reorganisation (kept, as a node keeps it, until pruned). */
   blockByHash(hash: string): Block | undefined {
     return this.byHash.get(hash.toLowerCase() as Hex);
   }
 
   /** Whether `block` is on the best chain (not retracted). Only these have a state. */
   isCanonical(block: Block): boolean {
-    return this.blocks[block.number]?.hash === block.hash;
+    return this.kept.get(block.number)?.block.hash === block.hash;
+  }
+
+  /** Whether the state after `block` can be read: on the best chain, and not pruned. */
+  hasState(block: Block): boolean {
+    return block.number >= this.kept.first && this.isCanonical(block);
   }
 
   /** The state after `block` (the best block when omitted). */
@@ -451,7 +473,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Finishes a block on the best one, asks `beforeRecord` (which may refuse it), then records it. */
   private finishBlock(builder: BlockBuilder, beforeRecord: (block: Block) => void): Block {
-    const { block, changes } = builder.finish(this.stateRoots[this.best.number] as Uint8Array);
+    const { block, changes } = builder.finish(this.kept.best.stateRoot);
     beforeRecord(block);
     this.state.apply(block.number, changes);
     this.record(block, block.header.stateRoot.toU8a());
@@ -596,13 +618,13 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** The best chain back to block `number`: the blocks above it leave it (still known by hash) with their states. */
   private retractTo(number: number): Block[] {
-    const retracted = this.blocks.splice(number + 1);
+    const retracted = this.kept.dropAfter(number);
+    this.retracted.push(...retracted);
     // An upgrade enacted in a retracted block is undone with it (its code is no longer in the best state).
     const runtimeBefore = this.runtime;
     while (this.runtimes.length > 1 && (this.runtimes[this.runtimes.length - 1] as RuntimeSpan).from > number)
       this.runtimes.pop();
     if (this.runtime !== runtimeBefore) this.emit('runtime', this.runtime);
-    this.stateRoots.splice(number + 1);
     this.state.truncate(number);
     const kept = this.inBlockAwaitingFinality.filter(({ block }) => block.number <= number);
     this.inBlockAwaitingFinality.splice(0, this.inBlockAwaitingFinality.length, ...kept);
@@ -709,13 +731,33 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.finalityWanted = Math.max(this.finalityWanted, wanted);
     while (this.finalizedNumber < target) {
       this.finalizedNumber++;
-      const block = this.blocks[this.finalizedNumber] as Block;
+      const block = this.kept.get(this.finalizedNumber)?.block as Block;
       this.emit('finalized', block);
       while (this.inBlockAwaitingFinality[0] && this.inBlockAwaitingFinality[0].block.number <= block.number) {
         const settled = this.inBlockAwaitingFinality.shift() as { hash: Hex; block: Block };
         this.pool.notify(settled.hash, { finalized: settled.block.hash });
       }
     }
+    this.prune();
+  }
+
+  /**
+   * `keepBlocks`: forgets the blocks older than the latest `keepBlocks` (finalized ones only, as a node prunes),
+   * their states and the blocks retracted at their heights, a chunk at a time. Genesis's header stays.
+   */
+  private prune(): void {
+    const { keepBlocks } = this.options;
+    if (keepBlocks === undefined) return;
+    const first = Math.min(this.best.number - keepBlocks + 1, this.finalizedNumber);
+    if (first - this.kept.first < Math.min(PRUNE_CHUNK, keepBlocks)) return;
+    for (const block of this.kept.dropBefore(first)) this.byHash.delete(block.hash);
+    const staying: Block[] = [];
+    for (const block of this.retracted) {
+      if (block.number >= first) staying.push(block);
+      else this.byHash.delete(block.hash);
+    }
+    this.retracted.splice(0, this.retracted.length, ...staying);
+    this.state.discardBefore(first);
   }
 
   /**

@@ -64,7 +64,8 @@ export function verifySigned(
   if (!signer) throw UNKNOWN.cannotLookup();
   const era = extrinsic.era;
   const birth = era.isMortalEra ? era.asMortalEra.birth(current) : 0;
-  if (birth > current) throw INVALID.ancientBirthBlock();
+  // Born before the hash window (System.BlockHashCount), or after the block it would be in.
+  if (birth > current || !runtime.storage.has(state, 'System', 'BlockHash', birth)) throw INVALID.ancientBirthBlock();
   const birthHash = runtime.storage.get(state, 'System', 'BlockHash', birth).toHex();
   const payload = runtime.registry.createType(
     'ExtrinsicPayload',

@@ -88,10 +88,10 @@ export class RpcMethods {
     return block;
   }
 
-  /** A block whose state is queried: on the best chain (a retracted block's state is discarded). */
+  /** A block whose state is queried: on the best chain and not pruned (a retracted block's state is discarded). */
   private block(at: unknown): Block {
     const block = this.knownBlock(at);
-    if (!this.chain.isCanonical(block))
+    if (!this.chain.hasState(block))
       throw new RpcError(4003, `Client error: UnknownBlock: State already discarded for ${String(at)}`);
     return block;
   }

@@ -64,11 +64,23 @@ export class Runtime {
     return make(...args);
   }
 
+  /** The SCALE bytes of a System constant, as the metadata holds them. */
+  private systemConstant(name: string): Uint8Array | undefined {
+    const system = this.metadata.asV14.pallets.find((pallet) => pallet.name.toString() === 'System');
+    return system?.constants.find((constant) => constant.name.toString() === name)?.value.toU8a(true);
+  }
+
   /** The runtime version, as the System.Version constant holds it. */
   version(): Codec {
-    const system = this.metadata.asV14.pallets.find((pallet) => pallet.name.toString() === 'System');
-    const value = system?.constants.find((constant) => constant.name.toString() === 'Version')?.value;
-    return this.registry.createType('RuntimeVersion', value?.toU8a(true));
+    return this.registry.createType('RuntimeVersion', this.systemConstant('Version'));
+  }
+
+  private hashesKept: number | undefined;
+
+  /** System.BlockHashCount: how many recent block hashes the state keeps (mortal transactions are born within them). */
+  get blockHashCount(): number {
+    this.hashesKept ??= this.registry.createType('u32', this.systemConstant('BlockHashCount')).toNumber();
+    return this.hashesKept;
   }
 
   /** The runtime of a later release (its metadata), with the same pallets. */

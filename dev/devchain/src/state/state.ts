@@ -23,6 +23,13 @@ export class VersionedState {
   private readonly history = new Map<Key, Version[]>();
   private sortedKeys: Key[] | undefined;
 
+  /** How many values it holds, over all keys and blocks: what its memory grows with. */
+  get size(): number {
+    let count = 0;
+    for (const versions of this.history.values()) count += versions.length;
+    return count;
+  }
+
   /** The value of `key` after block `block` was applied. */
   read(key: Key, block: number): Uint8Array | undefined {
     const versions = this.history.get(key);
@@ -64,6 +71,22 @@ export class VersionedState {
     for (const [key, versions] of this.history) {
       while (versions.length > 0 && (versions[versions.length - 1] as Version).block > block) versions.pop();
       if (versions.length === 0) {
+        this.history.delete(key);
+        this.sortedKeys = undefined;
+      }
+    }
+  }
+
+  /**
+   * Forgets what only blocks before `block` could read (pruning): each key keeps its value as of `block` and every
+   * later change, and a key deleted by then is gone. The state at `block` and after reads as before.
+   */
+  discardBefore(block: number): void {
+    for (const [key, versions] of this.history) {
+      let base = -1;
+      for (let index = 0; index < versions.length && (versions[index] as Version).block <= block; index++) base = index;
+      if (base > 0) versions.splice(0, base);
+      if (base >= 0 && versions.length === 1 && (versions[0] as Version).value === undefined) {
         this.history.delete(key);
         this.sortedKeys = undefined;
       }
