@@ -5,18 +5,26 @@ import { helmBinary, must, run } from '../commands.js';
 import type { ChartRegistry, PublishedChart } from './chartRegistry.js';
 import { retag, type ClusterImage } from './prepare.js';
 
-/** The last release: the newest version of charts/released.json, and the commit its tag v<version> names. */
+/**
+ * The last release: the newest version of charts/released.json, and its commit: the one its tag v<version> names,
+ * or, in a clone that has no tags, the commit that recorded the version in charts/released.json (the commit
+ * `make release` tags).
+ */
 export async function lastRelease(): Promise<{ version: string; commit: string }> {
   // The policy's own reading of charts/released.json (tools/src/chartRelease.ts), as `make release` keeps it.
   const last = await run('npx', ['tsx', 'tools/src/chartRelease.ts', 'last']);
   const newest = last.code === 0 ? last.stdout.trim() : undefined;
   if (!newest) throw new Error('charts/released.json names no release: make release tags one');
-  const found = await run('git', ['rev-parse', '--verify', '-q', `v${newest}^{commit}`]);
-  if (found.code !== 0)
+  const tagged = await run('git', ['rev-parse', '--verify', '-q', `v${newest}^{commit}`]);
+  if (tagged.code === 0) return { version: newest, commit: tagged.stdout.trim() };
+  const recorded = await run('git', ['log', '--reverse', '--format=%H', `-S"${newest}"`, '--', 'charts/released.json']);
+  const commit = recorded.code === 0 ? recorded.stdout.split('\n')[0]?.trim() : undefined;
+  if (!commit)
     throw new Error(
-      `the tag v${newest} of the last release is not in this clone (a shallow clone has no tags): git fetch --tags`,
+      `neither the tag v${newest} of the last release nor the commit that recorded it in charts/released.json is in ` +
+        'this clone (a shallow clone has neither): git fetch --unshallow --tags',
     );
-  return { version: newest, commit: found.stdout.trim() };
+  return { version: newest, commit };
 }
 
 /** The last release as its tag made it: the image built by its own Dockerfile and scripts, and its chart pushed. */
