@@ -290,7 +290,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   get finalized(): Block {
-    return (this.kept.get(this.finalizedNumber) ?? this.kept.best).block;
+    // Pruning never goes past the finalized block.
+    return (this.kept.get(this.finalizedNumber) as { block: Block }).block;
   }
 
   /** The oldest block whose state is kept (0 until pruning forgot some; see `keepBlocks`). */
