@@ -15,7 +15,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && cp --parents package.json package-lock.json shared/*/package.json services/*/package.json \
-      dev/devchain/package.json dev/devstack/package.json e2e/package.json tools/package.json /manifests/ \
+      dev/devchain/package.json dev/devstack/package.json dev/runtime/package.json e2e/package.json tools/package.json /manifests/ \
  && cp -r /manifests /install-manifests \
  && find /install-manifests -name package.json -exec node -e ' \
       const fs = require("node:fs"); \

@@ -1,6 +1,6 @@
 # The verbs a person uses. Everything runs through npm scripts so CI and people run the same thing.
 .DEFAULT_GOAL := help
-.PHONY: help dev check test fuzz test-cluster test-skaffold test-keda tools lint typecheck unit build docs docs-check bench bench-soak image images image-check chart release cluster cluster-down skaffold monitoring keda clean
+.PHONY: help dev check test fuzz test-cluster test-skaffold test-keda runtime test-runtime tools lint typecheck unit build docs docs-check bench bench-soak image images image-check chart release cluster cluster-down skaffold monitoring keda clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci
@@ -90,6 +90,13 @@ test-skaffold: node_modules/.package-lock.json ## dev/cluster/skaffold dev in th
 test-keda: node_modules/.package-lock.json tools ## KEDA scales a worker on its backlog in the local cluster, up and back down (timings printed; root)
 	dev/cluster/autoscaling
 	npm test -- --selectProjects keda --runInBand
+
+runtime: node_modules/.package-lock.json ## Build the real Frequency runtime's Wasm from source (SOURCE=, default ../shared/reference/frequency-v2.0.1) into the tool cache, once (root for the Rust toolchain)
+	dev/runtime/install-toolchain
+	npm run build-runtime -w dev/runtime -- $(if $(SOURCE),--source $(SOURCE))
+
+test-runtime: runtime ## Journeys of the gateway against the real runtime under chopsticks, and the devchain compared with it
+	npm test -- --selectProjects runtime-journeys --runInBand
 
 skaffold: ## Build skaffold and the Helm 3 it drives into the tool cache, once; then `dev/cluster/skaffold dev`
 	tools/install-skaffold

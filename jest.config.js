@@ -67,6 +67,9 @@ export default {
     project('platform', '<rootDir>/shared/platform'),
     project('devstack', '<rootDir>/dev/devstack'),
     project('devchain', '<rootDir>/dev/devchain'),
+    project('runtime', '<rootDir>/dev/runtime', {
+      testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/journeys/'],
+    }),
     project('chain', '<rootDir>/shared/chain'),
     project('storage', '<rootDir>/shared/storage'),
     project('webhooks', '<rootDir>/shared/webhooks'),
@@ -99,6 +102,9 @@ export default {
     // KEDA scaling a worker in the local cluster: `make test-keda` (KEDA's cold Go build takes about an hour, so CI
     // leaves it to developers' machines; docs/testing.md).
     ...(selectsProject('keda') ? [project('keda', '<rootDir>/e2e/keda')] : []),
+    // Journeys against the real Frequency runtime under chopsticks: `make test-runtime` (the runtime's cold Rust
+    // build takes longer than CI can spare; docs/real-runtime.md).
+    ...(selectsProject('runtime-journeys') ? [project('runtime-journeys', '<rootDir>/dev/runtime/journeys')] : []),
   ],
   testTimeout: 30_000,
   // @polkadot/api keeps a 1.75 s unsubscribe timer after disconnect; the process still exits on its own.

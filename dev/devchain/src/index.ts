@@ -2,6 +2,7 @@ export { startDevchain, type Devchain, type DevchainOptions } from './devchain.j
 export { buildMetadata, type RuntimeMetadata } from './metadata/buildMetadata.js';
 export { loadFacts, type RuntimeFacts } from './metadata/facts.js';
 export { devKeyring, DEV_NAMES } from './genesis/devAccounts.js';
+export { DEV_PROVIDER } from './genesis/devProvider.js';
 export {
   GenesisFileError,
   parseExtraGenesis,
@@ -12,3 +13,11 @@ export {
 export { BasePathError } from './chain/basePath.js';
 export { spawnDevchain, type DevchainProcess, type DevchainProcessOptions } from './process.js';
 export { devchainControl, type DevchainControl, type ReorgAnswer } from './control.js';
+export {
+  genesisSchemaModels,
+  type IntentFact,
+  type SchemaFact,
+  type SchemasGenesis,
+  type SchemaModels,
+} from './pallets/schemas/index.js';
+export { dsnpModels, genesisOnlyModels } from './pallets/schemas/models.js';

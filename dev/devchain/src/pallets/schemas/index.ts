@@ -8,14 +8,14 @@ import { SETTING_BITS, intentInfo, nameKey } from './info.js';
 import { parseSchemaName } from './names.js';
 import { isParquetModel } from './parquetModel.js';
 
-interface IntentFact {
+export interface IntentFact {
   intentId: number;
   name: string;
   payloadLocation: string;
   settings: string[];
 }
 
-interface SchemaFact {
+export interface SchemaFact {
   schemaId: number;
   intentId: number;
   modelType: string;
@@ -23,7 +23,7 @@ interface SchemaFact {
   status: string;
 }
 
-interface SchemasGenesis {
+export interface SchemasGenesis {
   intentIdentifierMaximum: number;
   schemaIdentifierMaximum: number;
   intentGroupIdentifierMaximum: number;
@@ -44,17 +44,32 @@ export interface SchemasLimits {
   maxSchemaSettingsPerSchema: number;
 }
 
+/** The model of each genesis schema: its own by id, else the published one of an intent name it serves. */
+export function genesisSchemaModels(genesis: SchemasGenesis, models: SchemaModels): Map<number, string> {
+  const intentNames = new Map<number, string[]>();
+  for (const intent of genesis.intents)
+    intentNames.set(intent.intentId, [...(intentNames.get(intent.intentId) ?? []), intent.name]);
+  const chosen = new Map<number, string>();
+  for (const schema of genesis.schemas) {
+    const model =
+      models.byId.get(schema.schemaId) ??
+      (intentNames.get(schema.intentId) ?? []).map((name) => models.byName.get(name)).find((m) => m !== undefined);
+    if (model === undefined) throw new Error(`no model for genesis schema ${schema.schemaId}`);
+    chosen.set(schema.schemaId, model);
+  }
+  return chosen;
+}
+
 const settingsBits = (names: string[]) => names.reduce((flags, name) => flags | (SETTING_BITS[name] ?? 0), 0);
 
 /** The development genesis of intents and schemas, in the runtime's build order (all intents, then schemas). */
 function writeGenesis(context: BlockHookContext, genesis: SchemasGenesis, models: SchemaModels): void {
   const { storage, state } = context;
   const intentSettings = new Map<number, number>();
-  const intentNames = new Map<number, string[]>();
+  const schemaModels = genesisSchemaModels(genesis, models);
   for (const intent of genesis.intents) {
     const settings = settingsBits(intent.settings);
     intentSettings.set(intent.intentId, settings);
-    intentNames.set(intent.intentId, [...(intentNames.get(intent.intentId) ?? []), intent.name]);
     storage.set(state, 'Schemas', 'IntentInfos', [intent.intentId], {
       payloadLocation: intent.payloadLocation,
       settings,
@@ -65,10 +80,7 @@ function writeGenesis(context: BlockHookContext, genesis: SchemasGenesis, models
     });
   }
   for (const schema of genesis.schemas) {
-    const model =
-      models.byId.get(schema.schemaId) ??
-      (intentNames.get(schema.intentId) ?? []).map((name) => models.byName.get(name)).find((m) => m !== undefined);
-    if (model === undefined) throw new Error(`no model for genesis schema ${schema.schemaId}`);
+    const model = schemaModels.get(schema.schemaId) as string;
     storage.set(state, 'Schemas', 'SchemaInfos', [schema.schemaId], {
       intentId: schema.intentId,
       modelType: schema.modelType,
