@@ -62,6 +62,19 @@ describe('Capacity and paying with it', () => {
     expect((await c.api.query.system.account(c.alice.address)).data.free.toBigInt()).toBe(tokensBefore);
   });
 
+  it("charges the real runtime's Capacity fee for a provider's IPFS message", async () => {
+    const call = c.api.tx.messages.addIpfsMessage(
+      17,
+      'bafkreidgvpkjawlxz6sffxzwgooowe5yt7i6wsyg236mfoks77nywkptdq',
+      1_234,
+    );
+    const outcome = await submit(c.api.tx.frequencyTxPayment.payWithCapacity(call), c.alice);
+    const withdrawn = outcome.result.events.find(({ event }) => event.method === 'CapacityWithdrawn')!.event;
+    // What Frequency v2.0.1's runtime withdrew for the same transaction (make test-runtime): its WeightToFee rounds a
+    // Perbill coefficient's product to the nearest planck.
+    expect(BigInt(withdrawn.data[1]!.toString())).toBe(2_164_711n);
+  });
+
   it('refuses ineligible calls, keys without an MSA, and batches over ten calls', async () => {
     const ineligible = c.api.tx.frequencyTxPayment.payWithCapacity(
       c.api.tx.balances.transferKeepAlive(c.bob.address, 1_000_000n),

@@ -140,10 +140,12 @@ describe('Frequency RPC methods the gateway calls', () => {
     );
     const details = (await c.api.rpc.frequencyTxPayment.computeCapacityFeeDetails(call.toHex(), null)).inclusionFee;
     const { baseFee, lenFee, adjustedWeightFee } = details.unwrap();
-    // add_ipfs_message: 32,704 ns + 2 reads (89,193 ns) + 1 write (122,587 ns); ExtrinsicBaseWeight (101,017 ns)
-    // costs 100,000; the Capacity base weight is 105,455 ns.
-    expect(adjustedWeightFee.toBigInt()).toBe(((32_704n + 2n * 89_193n + 122_587n) * 100_000n) / 101_017n);
-    expect(baseFee.toBigInt()).toBe((105_455n * 100_000n) / 101_017n);
+    // add_ipfs_message: 32,704 ns + 2 reads (89,193 ns) + 1 write (122,587 ns); the Capacity base weight is
+    // 105,455 ns. The runtime's WeightToFee: Perbill(989,932) (0.1 CENT per ExtrinsicBaseWeight, 101,017 ns) times
+    // the ref_time, to the nearest planck.
+    const fee = (nanoseconds: bigint) => (nanoseconds * 1_000n * 989_932n + 499_999_999n) / 1_000_000_000n;
+    expect(adjustedWeightFee.toBigInt()).toBe(fee(32_704n + 2n * 89_193n + 122_587n));
+    expect(baseFee.toBigInt()).toBe(fee(105_455n));
     expect(lenFee.toBigInt()).toBe(BigInt(call.encodedLength) * 10_000n);
     const { weight } = await c.api.call.transactionPaymentApi.queryInfo(call.toU8a(), call.encodedLength);
     const weightFee = await c.api.call.transactionPaymentApi.queryWeightToFee(weight);

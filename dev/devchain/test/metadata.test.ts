@@ -109,6 +109,21 @@ describe('synthesized runtime metadata', () => {
     }
   });
 
+  it('carries the constants the real runtime showed: block weights, the batch limit, and their names', () => {
+    const constant = (palletName: string, name: string) => {
+      const entry = pallet(palletName)?.constants.find((c) => c.name.toString() === name);
+      if (entry === undefined) return undefined;
+      return runtime.registry.createType(runtime.registry.createLookupType(entry.type), entry.value).toJSON();
+    };
+    expect(constant('System', 'BlockWeights')).toMatchObject({
+      maxBlock: { refTime: 2_000_000_000_000, proofSize: 10_485_760 },
+    });
+    expect(constant('Utility', 'batched_calls_limit')).toBe(10_922);
+    expect(constant('Scheduler', 'MaximumWeight')).toEqual({ refTime: 600_000_000_000, proofSize: 3_145_728 });
+    expect(constant('System', 'SS58Prefix')).toBe(42);
+    expect(constant('CollatorSelection', 'pot_account')).toBeDefined();
+  });
+
   it('names each guess it had to make', () => {
     expect(runtime.guesses.length).toBeGreaterThan(0);
     expect(runtime.guesses.every((guess) => /^(storage|constant|extension) /.test(guess))).toBe(true);

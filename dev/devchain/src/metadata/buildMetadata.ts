@@ -57,6 +57,16 @@ function palletEnum(builder: TypeBuilder, pallet: PalletFact, kind: 'Call' | 'Ev
   })?.[0];
 }
 
+/**
+ * Constants whose name in the runtime is not the PascalCase of api-augment's camelCase one (each pallet declares
+ * it so), as the real runtime's metadata shows them.
+ */
+const CONSTANT_NAMES: Record<string, string> = {
+  'System.ss58Prefix': 'SS58Prefix',
+  'Utility.batchedCallsLimit': 'batched_calls_limit',
+  'CollatorSelection.potAccount': 'pot_account',
+};
+
 function constantValue(facts: RuntimeFacts, pallet: string, name: string): { value?: unknown; guessed: boolean } {
   if (pallet === 'System' && name === 'version') {
     const apis = runtimeApiVersions(facts).map(([api, version]) => [blake2AsHex(api, 64), version]);
@@ -118,7 +128,7 @@ export async function buildMetadata(release?: RuntimeRelease): Promise<RuntimeMe
       .filter((constant) => constant.section === section)
       .map((constant) => {
         const entry = {
-          name: stringPascalCase(constant.name),
+          name: CONSTANT_NAMES[`${pallet.name}.${constant.name}`] ?? stringPascalCase(constant.name),
           type: builder.resolve(constant.type),
           value: '0x',
           docs: [],

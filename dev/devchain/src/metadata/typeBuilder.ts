@@ -33,8 +33,18 @@ const PRIMITIVES: Record<string, string> = {
 /** Outer enums whose variants are known only once every pallet is known; they start as placeholders. */
 export type OuterEnum = 'Call' | 'Event';
 
+/** Rust field names that camelCase lost a word boundary of (between two numbers), as the real runtime names them. */
+const RUST_FIELD_NAMES: Record<string, string> = {
+  defaultLogo250100PngCid: 'default_logo_250_100_png_cid',
+  localizedLogo250100PngCids: 'localized_logo_250_100_png_cids',
+  defaultLogo250100PngBytes: 'default_logo_250_100_png_bytes',
+  localizedLogo250100PngBytes: 'localized_logo_250_100_png_bytes',
+};
+
 /** camelCase → snake_case: metadata carries Rust field names, which polkadot-js camelCases again. */
 export function snakeCase(name: string): string {
+  const known = RUST_FIELD_NAMES[name];
+  if (known !== undefined) return known;
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')

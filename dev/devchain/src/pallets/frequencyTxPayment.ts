@@ -34,10 +34,17 @@ export function capacityFee(weights: readonly bigint[], length: number): Capacit
 
 /**
  * The runtime's WeightToFee: ExtrinsicBaseWeight (101,017,000 ref_time in v2.0.1's benchmarks) costs 0.1 CENT
- * = 100,000 planck, linearly (no fee multiplier on a development chain).
+ * = 100,000 planck, linearly (no fee multiplier on a development chain), as its polynomial computes it: a Perbill
+ * coefficient, CENT / (10 × base) rounded down, times the weight, rounded to the nearest planck (a tie down).
  */
-export const weightToFee = (refTime: bigint): bigint => (refTime * 100_000n) / EXTRINSIC_BASE_WEIGHT;
+export function weightToFee(refTime: bigint): bigint {
+  const product = refTime * FEE_PER_WEIGHT_PARTS;
+  const fee = product / BILLION;
+  return product % BILLION > BILLION / 2n ? fee + 1n : fee;
+}
+const BILLION = 1_000_000_000n;
 const EXTRINSIC_BASE_WEIGHT = 101_017_000n;
+const FEE_PER_WEIGHT_PARTS = (1_000_000n * BILLION) / (10n * EXTRINSIC_BASE_WEIGHT);
 
 export const totalFee = (fee: CapacityFee) => fee.baseFee + fee.adjustedWeightFee + fee.lenFee;
 
