@@ -2,7 +2,7 @@ import { devKeyring, startDevchain, type Devchain } from '@frequency-gateway/dev
 import { ApiPromise, WsProvider } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
 import type { KeyringPair } from '@polkadot/keyring/types';
-import { buildRuntime } from '../src/build.js';
+import { builtRuntime } from '../src/build.js';
 import { startRealChain, type RealChain } from '../src/realChain.js';
 
 type Call = (api: ApiPromise) => SubmittableExtrinsic<'promise'>;
@@ -44,7 +44,7 @@ describe('the devchain against the real runtime, transaction by transaction', ()
   let bob: KeyringPair;
 
   beforeAll(async () => {
-    const built = await buildRuntime();
+    const built = builtRuntime();
     [real, devchain] = await Promise.all([
       startRealChain({ wasm: built.wasm, codeHash: built.codeHash }),
       startDevchain({}),

@@ -1,6 +1,6 @@
 import { buildMetadata } from '@frequency-gateway/devchain';
 import { Metadata, TypeRegistry } from '@polkadot/types';
-import { buildRuntime } from '../src/build.js';
+import { builtRuntime } from '../src/build.js';
 import { metadataDifferences } from '../src/metadataDiff.js';
 import { readWasm, runtimeMetadata } from '../src/runtimeCalls.js';
 
@@ -8,7 +8,7 @@ describe("the devchain's metadata against the real runtime's", () => {
   let differences: string[];
 
   beforeAll(async () => {
-    const built = await buildRuntime();
+    const built = builtRuntime();
     const real = await runtimeMetadata(readWasm(built.wasm));
     const devchain = await buildMetadata();
     differences = metadataDifferences(real, new Metadata(new TypeRegistry(), devchain.v15));

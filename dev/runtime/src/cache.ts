@@ -1,7 +1,7 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { toolCacheDir } from '@frequency-gateway/devstack';
 
-/** The runtime's build cache (its cargo home, target folder and built Wasm blobs): `$XDG_CACHE_HOME/frequency-gateway/runtime`. */
+/** The runtime's build cache (its cargo home, target folder and built Wasm blobs), beside the tool cache's bin. */
 export function runtimeCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'frequency-gateway', 'runtime');
+  return join(dirname(toolCacheDir()), 'runtime');
 }
